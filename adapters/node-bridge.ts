@@ -1,0 +1,103 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { HttpRequest, HttpResponse } from '../src/http-types.js';
+import type { CaptureEngine } from '../src/engine.js';
+
+/**
+ * What every adapter shares: reading the body within the limit, turning a closed connection into
+ * an AbortSignal, and streaming the response with backpressure.
+ */
+export async function toHttpRequest(
+  req: IncomingMessage,
+  options: { bodyLimit: number; url?: string; parsedBody?: unknown },
+): Promise<HttpRequest> {
+  const request: HttpRequest = {
+    method: req.method ?? 'GET',
+    url: options.url ?? req.url ?? '/',
+    headers: req.headers,
+    remoteAddress: req.socket.remoteAddress,
+  };
+  if (request.method !== 'POST') return request;
+  // A framework's body parser may have read the body already; use what it made of it.
+  if (req.readableEnded && isPlainObject(options.parsedBody)) return { ...request, body: options.parsedBody };
+  const body = await readBody(req, options.bodyLimit);
+  return body === 'too-large' ? { ...request, bodyTooLarge: true } : { ...request, body };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
+}
+
+/** Reads at most `limit` bytes; a declared or actual excess stops reading at once. */
+export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return 'too-large';
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) return 'too-large';
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Aborts when the client goes away before the response is complete. */
+export function abortOnDisconnect(res: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
+/** Runs `onFinish` once the response is done or the connection is gone, whichever comes first. */
+export function afterResponse(res: ServerResponse, response: HttpResponse): void {
+  if (!response.onFinish) return;
+  const finish = response.onFinish;
+  res.once('close', () => void finish().catch(() => undefined));
+}
+
+export async function sendResponse(res: ServerResponse, response: HttpResponse, bodyTooLarge = false): Promise<void> {
+  afterResponse(res, response);
+  // The unread rest of an oversized body would be taken for the next request on this connection.
+  if (bodyTooLarge) res.setHeader('Connection', 'close');
+  res.writeHead(response.status, response.headers);
+  const body = response.body;
+  if (body === undefined || typeof body === 'string' || Buffer.isBuffer(body)) {
+    res.end(body);
+    return;
+  }
+  await pipeline(body as Readable, res).catch(() => res.destroy());
+}
+
+/** The whole exchange for adapters that hand over Node's req/res (Express, plain node:http). */
+export async function handleNodeRequest(
+  engine: CaptureEngine,
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: { url?: string; parsedBody?: unknown } = {},
+): Promise<void> {
+  const signal = abortOnDisconnect(res);
+  const request = await toHttpRequest(req, { bodyLimit: engine.options.bodyLimit, ...options });
+  const response = await engine.handle(request, { signal });
+  await sendResponse(res, response, request.bodyTooLarge);
+}
+
+/** A `(req, res)` listener for `http.createServer`, answering 404 outside the interface. */
+export function createNodeListener(engine: CaptureEngine): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (!engine.ownsPath(path)) {
+      res.writeHead(404, { 'Content-Type': 'application/json; charset=utf-8' }).end(JSON.stringify({ error: 'Not found', code: 'NOT_FOUND' }));
+      return;
+    }
+    handleNodeRequest(engine, req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
+      res.end(JSON.stringify({ error: 'Internal error', code: 'INTERNAL_ERROR' }));
+    });
+  };
+}
+
+export { Readable };

@@ -1,0 +1,19 @@
+import type { CapturePlugin } from '../../src/types.js';
+
+/** Sets the browser geolocation and grants the permission to the target's origin only. */
+export function geolocation(): CapturePlugin {
+  return {
+    name: 'geolocation',
+    stages: [
+      {
+        name: 'set-position',
+        phase: 'prepare',
+        when: (params) => params.latitude !== undefined && params.longitude !== undefined,
+        run: async ({ browserContext, params }) => {
+          await browserContext.setGeolocation({ latitude: params.latitude as number, longitude: params.longitude as number, accuracy: 10 });
+          await browserContext.grantPermissions(['geolocation'], { origin: new URL(params.url).origin });
+        },
+      },
+    ],
+  };
+}

@@ -1,0 +1,105 @@
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { resolveTiers, TIER_NAMES, type TierLimits, type TierName, type Tiers } from './tiers.js';
+import { memoryLimiterStore, type LimiterStore } from './limiter-store.js';
+
+/** One window of a limit as the headers show it. `resetMs` is Unix time in milliseconds. */
+export interface LimitState {
+  limit: number;
+  remaining: number;
+  resetMs: number;
+}
+
+export interface LimitDecision extends LimitState {
+  allowed: boolean;
+}
+
+export interface Policy {
+  readonly tiers: Tiers;
+  /** Counts one request of an account at its tier's rate. */
+  hitAccount(accountId: string, tier: TierName): Promise<LimitDecision>;
+  /** Counts one request without a valid key, per client address at the FREE rate. */
+  hitAddress(address: string): Promise<LimitDecision>;
+  /** The account's rate window without counting a request (for reads such as file downloads). */
+  peekAccount(accountId: string, tier: TierName): Promise<LimitState>;
+  peekAddress(address: string): Promise<LimitState>;
+  /** The account's quota this month, without using any. */
+  quota(accountId: string, tier: TierName): Promise<LimitState>;
+  /** Takes one capture from the quota before capturing; refused (and not taken) when none is left. */
+  reserve(accountId: string, tier: TierName): Promise<LimitDecision>;
+  /** Gives back a reservation whose capture failed. */
+  refund(accountId: string, tier: TierName): Promise<void>;
+}
+
+const MONTH_WINDOW_SEC = 35 * 24 * 3600;
+
+/** Start of the next calendar month, UTC, in ms: when quotas reset. */
+export function nextMonthStart(now = new Date()): number {
+  return Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
+}
+
+function monthKey(accountId: string, now = new Date()): string {
+  return `${accountId}:${now.toISOString().slice(0, 7)}`;
+}
+
+export function createPolicy(options: { tiers?: Partial<Record<TierName, Partial<TierLimits>>>; store?: LimiterStore } = {}): Policy {
+  const tiers = resolveTiers(options.tiers);
+  const store = options.store ?? memoryLimiterStore();
+  const perTier = <T>(make: (name: TierName, limits: TierLimits) => T): Record<TierName, T> =>
+    Object.fromEntries(TIER_NAMES.map((name) => [name, make(name, tiers[name])])) as Record<TierName, T>;
+  const rate = perTier((name, limits) => store.create({ keyPrefix: `rate:${name}`, points: limits.requestsPerMinute, durationSec: 60 }));
+  const quota = perTier((name, limits) => store.create({ keyPrefix: `quota:${name}`, points: limits.monthlyQuota, durationSec: MONTH_WINDOW_SEC }));
+  const addresses = store.create({ keyPrefix: 'rate:address', points: tiers.FREE.requestsPerMinute, durationSec: 60 });
+
+  const hit = async (limiter: RateLimiterAbstract, key: string, limit: number): Promise<LimitDecision> => {
+    const outcome = await consume(limiter, key);
+    return {
+      allowed: outcome.allowed,
+      limit,
+      remaining: Math.max(0, outcome.res.remainingPoints),
+      resetMs: Date.now() + Math.max(0, outcome.res.msBeforeNext),
+    };
+  };
+
+  const peek = async (limiter: RateLimiterAbstract, key: string, limit: number): Promise<LimitState> => {
+    const res = await limiter.get(key);
+    return {
+      limit,
+      remaining: Math.max(0, limit - (res?.consumedPoints ?? 0)),
+      resetMs: Date.now() + Math.max(0, res?.msBeforeNext ?? 60_000),
+    };
+  };
+
+  return {
+    tiers,
+    peekAccount: (accountId, tier) => peek(rate[tier], accountId, tiers[tier].requestsPerMinute),
+    peekAddress: (address) => peek(addresses, address, tiers.FREE.requestsPerMinute),
+    hitAccount: (accountId, tier) => hit(rate[tier], accountId, tiers[tier].requestsPerMinute),
+    hitAddress: (address) => hit(addresses, address, tiers.FREE.requestsPerMinute),
+    async quota(accountId, tier) {
+      const res = await quota[tier].get(monthKey(accountId));
+      const limit = tiers[tier].monthlyQuota;
+      return { limit, remaining: Math.max(0, limit - (res?.consumedPoints ?? 0)), resetMs: nextMonthStart() };
+    },
+    async reserve(accountId, tier) {
+      const key = monthKey(accountId);
+      const outcome = await consume(quota[tier], key);
+      // A refused reservation must not count, or raising the quota later would show phantom use.
+      if (!outcome.allowed) await quota[tier].reward(key, 1);
+      const limit = tiers[tier].monthlyQuota;
+      return { allowed: outcome.allowed, limit, remaining: Math.max(0, outcome.res.remainingPoints), resetMs: nextMonthStart() };
+    },
+    async refund(accountId, tier) {
+      await quota[tier].reward(monthKey(accountId), 1);
+    },
+  };
+}
+
+/** rate-limiter-flexible rejects with a RateLimiterRes when over the limit, with an Error when the store fails. */
+async function consume(limiter: RateLimiterAbstract, key: string): Promise<{ allowed: boolean; res: RateLimiterRes }> {
+  try {
+    return { allowed: true, res: await limiter.consume(key, 1) };
+  } catch (rejection) {
+    if (rejection instanceof RateLimiterRes) return { allowed: false, res: rejection };
+    throw rejection;
+  }
+}

@@ -1,0 +1,59 @@
+import { existsSync } from 'node:fs';
+import { chromium } from 'playwright-core';
+
+const SYSTEM_CANDIDATES = [
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+  '/usr/bin/google-chrome',
+  '/usr/bin/google-chrome-stable',
+];
+
+/**
+ * Finds the Chromium to drive, never downloading one: the explicit option, then
+ * `CAPTURE_CHROMIUM_PATH`, then a browser installed by Playwright, then the system's.
+ */
+export function findChromium(explicit?: string, env: NodeJS.ProcessEnv = process.env): string {
+  const chosen = explicit ?? env.CAPTURE_CHROMIUM_PATH;
+  if (chosen) {
+    if (!existsSync(chosen)) throw new Error(`Chromium not found at ${chosen}`);
+    return chosen;
+  }
+  const candidates = [playwrightInstalledChromium(), ...SYSTEM_CANDIDATES];
+  const found = candidates.find((path) => path !== undefined && existsSync(path));
+  if (!found) {
+    throw new Error(
+      'No Chromium found: install it (`npm run setup` installs Debian\'s chromium) or set CAPTURE_CHROMIUM_PATH',
+    );
+  }
+  return found;
+}
+
+function playwrightInstalledChromium(): string | undefined {
+  try {
+    return chromium.executablePath();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Flags for a closed network and a server: nothing phones home, nothing prompts. */
+export function chromiumArgs(extra: readonly string[] = []): string[] {
+  const args = [
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+    '--disable-quic',
+    '--disable-dev-shm-usage',
+    '--disable-gpu',
+    '--mute-audio',
+    '--hide-scrollbars',
+    '--force-color-profile=srgb',
+    '--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication',
+    '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+    '--proxy-bypass-list=<-loopback>',
+  ];
+  // The sandbox needs user namespaces that root in a container does not get.
+  if (process.getuid?.() === 0) args.push('--no-sandbox');
+  return [...args, ...extra];
+}

@@ -1,0 +1,35 @@
+import { PHASES, type CapturePlugin, type Phase, type Stage } from './types.js';
+
+/**
+ * The stages of every phase in registration order. Plugins are checked once at `use()`: unique
+ * names, dependencies registered first. The engine runs the phases; plugins never reorder them.
+ */
+export class Pipeline {
+  private readonly plugins: CapturePlugin[] = [];
+  private readonly byPhase = new Map<Phase, Stage[]>(PHASES.map((phase) => [phase, []]));
+
+  use(plugin: CapturePlugin): void {
+    if (this.has(plugin.name)) throw new Error(`Plugin '${plugin.name}' is already registered`);
+    const missing = (plugin.dependencies ?? []).filter((name) => !this.has(name));
+    if (missing.length > 0) {
+      throw new Error(`Plugin '${plugin.name}' needs ${missing.map((name) => `'${name}'`).join(', ')} registered first`);
+    }
+    for (const stage of plugin.stages ?? []) {
+      if (!PHASES.includes(stage.phase)) throw new Error(`Stage '${plugin.name}/${stage.name}' names unknown phase '${stage.phase}'`);
+      this.byPhase.get(stage.phase)?.push({ ...stage, name: `${plugin.name}/${stage.name}` });
+    }
+    this.plugins.push(plugin);
+  }
+
+  has(name: string): boolean {
+    return this.plugins.some((plugin) => plugin.name === name);
+  }
+
+  stages(phase: Phase): readonly Stage[] {
+    return this.byPhase.get(phase) ?? [];
+  }
+
+  get registered(): readonly CapturePlugin[] {
+    return this.plugins;
+  }
+}

@@ -1,0 +1,245 @@
+import PQueue from 'p-queue';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import { CaptureError } from './errors.js';
+import { abortable } from './deadline.js';
+import { chromiumArgs } from './chromium-path.js';
+import type { Logger } from './types.js';
+
+export interface BrowserPoolOptions {
+  executablePath: string;
+  /** Extra Chromium flags. */
+  args: readonly string[];
+  /** Captures running at once. */
+  concurrency: number;
+  /** Captures waiting for a slot before new ones get SERVICE_BUSY. */
+  maxQueue: number;
+  /** Contexts kept open and ready so a capture does not wait for one. */
+  warmContexts: number;
+  /** Relaunch the browser after this many contexts, draining the old one (0 = never). */
+  recycleAfter: number;
+  /** Connect to a remote browser (`ws://...`) instead of launching one. */
+  connectEndpoint?: string;
+  /** Per-context options and resources (e.g. an egress proxy session), made for every context. */
+  prepareContext?: () => Promise<PreparedContext>;
+  log: Logger;
+}
+
+export interface PreparedContext {
+  options: BrowserContextOptions;
+  /** Anything the engine wants back with the lease (e.g. the egress session). */
+  attachment?: unknown;
+  dispose(): Promise<void>;
+}
+
+export interface Lease {
+  readonly context: BrowserContext;
+  readonly page: Page;
+  readonly attachment: unknown;
+  /** Closes the context; always call it, once. */
+  release(): Promise<void>;
+}
+
+interface Slot {
+  context: BrowserContext;
+  page: Page;
+  prepared: PreparedContext;
+  generation: Generation;
+}
+
+interface Generation {
+  browser: Browser;
+  contextsMade: number;
+  open: number;
+  retired: boolean;
+}
+
+const BASE_CONTEXT_OPTIONS: BrowserContextOptions = {
+  deviceScaleFactor: 1,
+  serviceWorkers: 'block',
+  acceptDownloads: false,
+  ignoreHTTPSErrors: false,
+  javaScriptEnabled: true,
+};
+
+/** Pages must not be able to block a capture with a print dialog. */
+const INIT_SCRIPT = 'window.print = () => {};';
+
+/**
+ * Long-lived Chromium, an isolated context per capture, bounded concurrency and queue. A crashed
+ * browser is relaunched behind one promise (a lock); after `recycleAfter` contexts a fresh browser
+ * takes new captures while the old one drains.
+ */
+export class BrowserPool {
+  private readonly queue: PQueue;
+  private current: Generation | undefined;
+  private launching: Promise<Generation> | undefined;
+  private readonly warm: Slot[] = [];
+  private warming = 0;
+  private closed = false;
+  /** Aborts captures still waiting in the queue when the pool closes; running ones drain. */
+  private readonly closing = new AbortController();
+
+  constructor(private readonly options: BrowserPoolOptions) {
+    this.queue = new PQueue({ concurrency: options.concurrency });
+  }
+
+  /** Launches the browser and fills the warm contexts. */
+  async start(): Promise<void> {
+    await this.generation();
+    this.refill();
+  }
+
+  get stats(): { running: number; queued: number; warm: number; connected: boolean } {
+    return {
+      running: this.queue.pending,
+      queued: this.queue.size,
+      warm: this.warm.length,
+      connected: this.current?.browser.isConnected() ?? false,
+    };
+  }
+
+  /**
+   * Runs `task` with a fresh context once a slot is free. The context is closed afterwards whatever
+   * happens. Throws SERVICE_BUSY at once when the queue is full.
+   */
+  async run<T>(signal: AbortSignal, task: (lease: Lease) => Promise<T>): Promise<T> {
+    if (this.closed) throw new CaptureError('SERVICE_BUSY', 'The engine is shutting down', { headers: { 'Retry-After': '5' } });
+    if (this.queue.size >= this.options.maxQueue) {
+      throw new CaptureError('SERVICE_BUSY', 'Capture queue is full, retry shortly', {
+        headers: { 'Retry-After': String(this.retryAfterSeconds()) },
+      });
+    }
+    return this.queue.add(
+      async () => {
+        const lease = await abortable(this.lease(), signal);
+        try {
+          return await task(lease);
+        } finally {
+          await lease.release();
+        }
+      },
+      { signal: AbortSignal.any([signal, this.closing.signal]) },
+    ) as Promise<T>;
+  }
+
+  private retryAfterSeconds(): number {
+    return Math.max(1, Math.ceil(this.queue.size / Math.max(1, this.options.concurrency)));
+  }
+
+  private async lease(): Promise<Lease> {
+    let slot = this.warm.shift();
+    while (slot && (!slot.generation.browser.isConnected() || slot.generation.retired || slot.page.isClosed())) {
+      await this.dispose(slot);
+      slot = this.warm.shift();
+    }
+    slot ??= await this.openSlot();
+    this.refill();
+    const taken = slot;
+    let released = false;
+    return {
+      context: taken.context,
+      page: taken.page,
+      attachment: taken.prepared.attachment,
+      release: async () => {
+        if (released) return;
+        released = true;
+        await this.dispose(taken);
+        this.refill();
+      },
+    };
+  }
+
+  private async openSlot(): Promise<Slot> {
+    const generation = await this.generation();
+    const prepared = (await this.options.prepareContext?.()) ?? { options: {}, dispose: async () => undefined };
+    generation.open++;
+    generation.contextsMade++;
+    try {
+      const context = await generation.browser.newContext({ ...BASE_CONTEXT_OPTIONS, ...prepared.options });
+      await context.addInitScript(INIT_SCRIPT);
+      const page = await context.newPage();
+      return { context, page, prepared, generation };
+    } catch (error) {
+      generation.open--;
+      await prepared.dispose();
+      throw error;
+    }
+  }
+
+  private async dispose(slot: Slot): Promise<void> {
+    await slot.context.close().catch(() => undefined);
+    await slot.prepared.dispose().catch(() => undefined);
+    slot.generation.open--;
+    if (slot.generation.retired && slot.generation.open === 0) {
+      await slot.generation.browser.close().catch(() => undefined);
+    }
+  }
+
+  /** Keeps `warmContexts` ready in the background; failures only mean the next capture opens its own. */
+  private refill(): void {
+    if (this.closed) return;
+    while (this.warm.length + this.warming < this.options.warmContexts) {
+      this.warming++;
+      this.openSlot()
+        .then(async (slot) => {
+          if (this.closed) await this.dispose(slot);
+          else this.warm.push(slot);
+        })
+        .catch((error: unknown) => this.options.log.warn('could not warm a browser context', { error: String(error) }))
+        .finally(() => this.warming--);
+    }
+  }
+
+  /** The browser for new contexts: launched once, relaunched after a crash, recycled after N contexts. */
+  private async generation(): Promise<Generation> {
+    const current = this.current;
+    const recycle = this.options.recycleAfter > 0 && current !== undefined && current.contextsMade >= this.options.recycleAfter;
+    if (current && current.browser.isConnected() && !recycle) return current;
+    if (current && recycle) this.retire(current);
+    this.launching ??= this.launch().finally(() => {
+      this.launching = undefined;
+    });
+    return this.launching;
+  }
+
+  private retire(generation: Generation): void {
+    generation.retired = true;
+    if (this.current === generation) this.current = undefined;
+    if (generation.open === 0) void generation.browser.close().catch(() => undefined);
+  }
+
+  private async launch(): Promise<Generation> {
+    if (this.closed) throw new CaptureError('SERVICE_BUSY', 'The engine is shutting down', { headers: { 'Retry-After': '5' } });
+    const browser = this.options.connectEndpoint
+      ? await chromium.connect(this.options.connectEndpoint)
+      : await chromium.launch({
+          executablePath: this.options.executablePath,
+          args: chromiumArgs(this.options.args),
+          headless: true,
+          handleSIGINT: false,
+          handleSIGTERM: false,
+          handleSIGHUP: false,
+        });
+    const generation: Generation = { browser, contextsMade: 0, open: 0, retired: false };
+    browser.on('disconnected', () => {
+      if (this.current === generation && !this.closed) {
+        this.current = undefined;
+        this.options.log.warn('browser disconnected; the next capture relaunches it');
+      }
+    });
+    this.current = generation;
+    return generation;
+  }
+
+  /** Refuses new work, waits for running captures, closes every context and the browser. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.closing.abort(new CaptureError('SERVICE_BUSY', 'The engine is shutting down', { headers: { 'Retry-After': '5' } }));
+    await this.queue.onIdle();
+    await Promise.all(this.warm.splice(0).map((slot) => this.dispose(slot)));
+    while (this.warming > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await this.launching?.catch(() => undefined);
+    await this.current?.browser.close().catch(() => undefined);
+    this.current = undefined;
+  }
+}

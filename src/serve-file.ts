@@ -1,0 +1,53 @@
+import type { HttpRequest, HttpResponse } from './http-types.js';
+import type { CaptureStorage } from './storage.js';
+import { CaptureError } from './errors.js';
+
+/**
+ * Serves a stored file with byte ranges (video players seek with them). The key is taken as the
+ * raw path, never decoded: anything but `<folder>/<id>.<ext>` is simply not found.
+ */
+export async function serveFile(storage: CaptureStorage, key: string, request: HttpRequest, headOnly: boolean): Promise<HttpResponse> {
+  const file = await storage.get(key);
+  if (!file) throw new CaptureError('NOT_FOUND', 'File not found or expired');
+  const headers: Record<string, string> = {
+    'Content-Type': file.contentType,
+    'Accept-Ranges': 'bytes',
+    'Cache-Control': 'private, max-age=3600',
+    'X-Content-Type-Options': 'nosniff',
+  };
+  const rangeHeader = request.headers.range;
+  const range = typeof rangeHeader === 'string' ? parseRange(rangeHeader, file.size) : undefined;
+  if (range === 'unsatisfiable') {
+    throw new CaptureError('RANGE_NOT_SATISFIABLE', `Range not satisfiable for ${file.size} bytes`, {
+      headers: { 'Content-Range': `bytes */${file.size}` },
+    });
+  }
+  if (range) {
+    headers['Content-Range'] = `bytes ${range.start}-${range.end}/${file.size}`;
+    headers['Content-Length'] = String(range.end - range.start + 1);
+    return { status: 206, headers, body: headOnly ? '' : file.stream(range) };
+  }
+  headers['Content-Length'] = String(file.size);
+  return { status: 200, headers, body: headOnly ? '' : file.stream() };
+}
+
+/** One `bytes=` range (start-end, start-, -suffix); several ranges are answered with the whole file. */
+export function parseRange(header: string, size: number): { start: number; end: number } | 'unsatisfiable' | undefined {
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match) return undefined;
+  const [, first = '', last = ''] = match;
+  if (first === '' && last === '') return undefined;
+  let start: number;
+  let end: number;
+  if (first === '') {
+    const suffix = Number(last);
+    if (suffix === 0) return 'unsatisfiable';
+    start = Math.max(0, size - suffix);
+    end = size - 1;
+  } else {
+    start = Number(first);
+    end = last === '' ? size - 1 : Math.min(Number(last), size - 1);
+  }
+  if (start >= size || start > end) return 'unsatisfiable';
+  return { start, end };
+}

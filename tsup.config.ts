@@ -1,0 +1,26 @@
+import { readdirSync, existsSync } from 'node:fs';
+import { defineConfig } from 'tsup';
+
+const plugins = readdirSync('plugins').filter((name) => existsSync(`plugins/${name}/index.ts`));
+
+export default defineConfig({
+  entry: [
+    'src/index.ts',
+    'src/cli.ts',
+    'adapters/express.ts',
+    'adapters/fastify.ts',
+    'adapters/koa.ts',
+    ...plugins.map((name) => `plugins/${name}/index.ts`),
+  ],
+  format: ['esm'],
+  target: 'node20',
+  platform: 'node',
+  dts: true,
+  sourcemap: true,
+  clean: true,
+  splitting: true,
+  outDir: 'dist',
+  external: ['express', 'fastify', 'koa', 'ioredis'],
+  // Keep the source layout (dist/src, dist/adapters, dist/plugins/<name>) that package.json exports name.
+  outExtension: () => ({ js: '.js' }),
+});
