@@ -19,10 +19,16 @@ export async function toHttpRequest(
     remoteAddress: req.socket.remoteAddress,
   };
   if (request.method !== 'POST') return request;
+  if (declaredLength(req) > options.bodyLimit) return { ...request, bodyTooLarge: true };
   // A framework's body parser may have read the body already; use what it made of it.
   if (req.readableEnded && isPlainObject(options.parsedBody)) return { ...request, body: options.parsedBody };
   const body = await readBody(req, options.bodyLimit);
   return body === 'too-large' ? { ...request, bodyTooLarge: true } : { ...request, body };
+}
+
+function declaredLength(req: IncomingMessage): number {
+  const declared = Number(req.headers['content-length']);
+  return Number.isFinite(declared) ? declared : 0;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -31,8 +37,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 /** Reads at most `limit` bytes; a declared or actual excess stops reading at once. */
 export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) return 'too-large';
+  if (declaredLength(req) > limit) return 'too-large';
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {

@@ -9,6 +9,7 @@ const NET_REASONS: [RegExp, string][] = [
   [/ERR_ADDRESS_UNREACHABLE|ERR_INTERNET_DISCONNECTED|ERR_NETWORK_CHANGED/, 'unreachable'],
   [/ERR_TOO_MANY_REDIRECTS/, 'too_many_redirects'],
   [/ERR_INVALID_RESPONSE|ERR_INVALID_HTTP_RESPONSE|ERR_CONTENT_DECODING_FAILED/, 'invalid_response'],
+  [/ERR_UNSAFE_PORT/, 'unsafe_port'],
   [/ERR_ABORTED|ERR_BLOCKED_BY_CLIENT/, 'aborted'],
 ];
 

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs everything capture-engine needs on a fresh Debian machine, then builds it.
+# Idempotent and non-interactive: system packages only when missing, npm dependencies from the lock file.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export DEBIAN_FRONTEND=noninteractive
+
+missing=()
+[ -x /usr/bin/chromium ] || command -v chromium >/dev/null 2>&1 || [ -n "${CAPTURE_CHROMIUM_PATH:-}" ] || missing+=(chromium)
+command -v ffmpeg >/dev/null 2>&1 || [ -n "${CAPTURE_FFMPEG_PATH:-}" ] || missing+=(ffmpeg)
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+# EasyList and EasyPrivacy for offline ad blocking ship with Debian's uBlock Origin package.
+[ -d /usr/share/chromium/extensions/ublock-origin ] || [ -d /usr/share/webext/ublock-origin ] || missing+=(webext-ublock-origin-chromium)
+fc-list 2>/dev/null | grep -qi 'dejavu\|liberation' || missing+=(fonts-dejavu-core fonts-liberation)
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing system packages: ${missing[*]}"
+  if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# Never download a browser: the system Chromium is used.
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
+if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
+npm run build
+echo "setup: done ($(chromium --version 2>/dev/null || echo chromium), $(ffmpeg -version 2>/dev/null | head -1 | cut -d' ' -f1-3))"

@@ -1,0 +1,109 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * Pages for browser tests, on 127.0.0.1:0: solid colours and known geometry, so a capture can be
+ * checked pixel by pixel. Every request is counted by path.
+ */
+export interface FixtureServer {
+  readonly origin: string;
+  url(path: string): string;
+  hits(path: string): number;
+  close(): Promise<void>;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse, query: URLSearchParams) => void;
+
+const html = (res: ServerResponse, body: string, status = 200): void => {
+  res.writeHead(status, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
+  res.end(`<!doctype html><html><head><meta charset="utf-8"><style>html,body{margin:0;padding:0}</style></head>${body}</html>`);
+};
+
+/** Bands of 1000 px in these colours, top to bottom. */
+export const BAND_COLOURS = ['#ff0000', '#00ff00', '#0000ff', '#ffff00', '#ff00ff', '#00ffff', '#ffffff', '#000000'];
+export const LAZY_IMAGES = 24;
+
+const routes: Record<string, Handler> = {
+  '/solid': (_req, res, q) => html(res, `<body style="background:${q.get('color') ?? '#ff0000'};height:100vh"></body>`),
+  '/bands': (_req, res, q) => {
+    const count = Number(q.get('count') ?? BAND_COLOURS.length);
+    const band = Number(q.get('band') ?? 1000);
+    const bands = Array.from({ length: count }, (_, i) => `<div style="height:${band}px;background:${BAND_COLOURS[i % BAND_COLOURS.length]}"></div>`);
+    html(res, `<body>${bands.join('')}</body>`);
+  },
+  '/lazy': (_req, res) => {
+    // Half native loading=lazy, half IntersectionObserver-driven data-src, as real sites mix them.
+    const images = Array.from({ length: LAZY_IMAGES }, (_, i) =>
+      i % 2 === 0
+        ? `<img loading="lazy" src="/pixel?i=${i}" width="200" height="400" style="display:block;margin-bottom:400px">`
+        : `<img data-src="/pixel?i=${i}" width="200" height="400" style="display:block;margin-bottom:400px;background:#fff">`,
+    );
+    html(res, `<body>${images.join('')}<script>
+      const io = new IntersectionObserver((entries) => entries.forEach((e) => {
+        if (e.isIntersecting && e.target.dataset.src) { e.target.src = e.target.dataset.src; delete e.target.dataset.src; io.unobserve(e.target); }
+      }));
+      document.querySelectorAll('img[data-src]').forEach((img) => io.observe(img));
+    </script></body>`);
+  },
+  '/pixel': (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'image/svg+xml', 'Cache-Control': 'no-store' });
+    res.end('<svg xmlns="http://www.w3.org/2000/svg" width="200" height="400"><rect width="200" height="400" fill="#00ff00"/></svg>');
+  },
+  '/late-resource': (_req, res, q) => {
+    // The body turns green only when a request that takes `ms` finishes: networkidle must wait for it.
+    const ms = Number(q.get('ms') ?? 800);
+    html(res, `<body style="background:#ff0000;height:100vh"><script>
+      setTimeout(() => fetch('/slow-ok?ms=${ms}').then(() => { document.body.style.background = '#00ff00'; }), 50);
+    </script></body>`);
+  },
+  '/slow-ok': (_req, res, q) => {
+    setTimeout(() => res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok'), Number(q.get('ms') ?? 800));
+  },
+  '/never': () => undefined,
+  '/later-colour': (_req, res, q) => {
+    html(res, `<body style="background:#ff0000;height:100vh"><script>setTimeout(() => { document.body.style.background = '#0000ff'; }, ${Number(q.get('ms') ?? 300)});</script></body>`);
+  },
+  '/geo': (_req, res) => {
+    html(res, `<body style="background:#ff0000;height:100vh"><script>
+      navigator.geolocation.getCurrentPosition(
+        (p) => { document.body.style.background = Math.abs(p.coords.latitude - 48.8584) < 0.01 && Math.abs(p.coords.longitude - 2.2945) < 0.01 ? '#00ff00' : '#0000ff'; document.title = 'done'; },
+        () => { document.body.style.background = '#000000'; document.title = 'done'; });
+    </script></body>`);
+  },
+  '/hide': (_req, res) => {
+    html(res, `<body style="background:#00ff00;height:100vh"><div id="banner" class="promo" style="position:fixed;top:0;left:0;width:100%;height:200px;background:#ff0000"></div><div class="late-box"></div>
+      <script>setTimeout(() => { const d = document.createElement('div'); d.className = 'late'; d.style.cssText = 'position:fixed;bottom:0;left:0;width:100%;height:100px;background:#0000ff'; document.body.append(d); }, 50);</script></body>`);
+  },
+  '/status': (_req, res, q) => html(res, '<body style="background:#0000ff;height:100vh">error page</body>', Number(q.get('code') ?? 404)),
+  '/redirect': (_req, res, q) => {
+    res.writeHead(302, { Location: q.get('to') ?? '/solid' }).end();
+  },
+};
+
+export async function startFixtureServer(extra: Record<string, Handler> = {}): Promise<FixtureServer> {
+  const counts = new Map<string, number>();
+  const all = { ...routes, ...extra };
+  const server: Server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://fixture');
+    counts.set(url.pathname, (counts.get(url.pathname) ?? 0) + 1);
+    const handler = all[url.pathname];
+    if (handler) handler(req, res, url.searchParams);
+    else html(res, '<body>not found</body>', 404);
+  });
+  const sockets = new Set<import('node:net').Socket>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    origin,
+    url: (path) => `${origin}${path}`,
+    hits: (path) => counts.get(path) ?? 0,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,10 @@
+import { createServer } from 'node:net';
+
+/** A port on 127.0.0.1 that nothing listens on (taken and released at once). */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}

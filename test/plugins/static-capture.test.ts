@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import sharp from 'sharp';
+import type { CaptureEngine } from '../../src/index.js';
+import { createTestEngine } from '../helpers/engine.js';
+import { startFixtureServer, BAND_COLOURS, LAZY_IMAGES, type FixtureServer } from '../helpers/fixture-server.js';
+import { decode, near, MAGIC } from '../helpers/pixels.js';
+import { closedPort } from '../helpers/ports.js';
+
+let engine: CaptureEngine;
+let fixtures: FixtureServer;
+
+beforeAll(async () => {
+  fixtures = await startFixtureServer();
+  engine = await createTestEngine();
+});
+afterAll(async () => {
+  await engine?.close();
+  await fixtures?.close();
+});
+
+describe('static captures', () => {
+  it.each([
+    ['png', 'image/png', MAGIC.png],
+    ['jpg', 'image/jpeg', MAGIC.jpg],
+    ['webp', 'image/webp', MAGIC.webp],
+  ] as const)('captures %s at the viewport size with the page colour', async (format, contentType, magic) => {
+    const shot = await engine.capture({ url: fixtures.url('/solid?color=%2300ff00'), format, viewport_width: 640, viewport_height: 360 });
+    expect(shot.contentType).toBe(contentType);
+    expect(shot.data?.subarray(0, magic.length)).toEqual(magic);
+    const image = await decode(shot.data as Buffer);
+    expect([image.width, image.height]).toEqual([640, 360]);
+    expect(near(image.at(320, 180), '#00ff00')).toBe(true);
+    expect(shot.id).toMatch(/^[\w-]{22}$/);
+  });
+
+  it('maps quality to the encoder (lower quality, smaller jpg)', async () => {
+    const url = fixtures.url('/bands?band=40&count=30');
+    const low = await engine.capture({ url, format: 'jpg', quality: 5, viewport_width: 800, viewport_height: 800 });
+    const high = await engine.capture({ url, format: 'jpg', quality: 100, viewport_width: 800, viewport_height: 800 });
+    expect(low.size).toBeLessThan(high.size);
+  });
+
+  it('captures the full height of the page, band by band', async () => {
+    const shot = await engine.capture({ url: fixtures.url('/bands?count=4'), full_page: true, viewport_width: 400, viewport_height: 300 });
+    const image = await decode(shot.data as Buffer);
+    expect([image.width, image.height]).toEqual([400, 4000]);
+    for (let band = 0; band < 4; band++) expect(near(image.at(200, band * 1000 + 500), BAND_COLOURS[band] as string), `band ${band}`).toBe(true);
+  });
+
+  it('stitches pages taller than 16384 px', async () => {
+    const shot = await engine.capture({ url: fixtures.url('/bands?count=20'), full_page: true, viewport_width: 200, viewport_height: 200 });
+    const image = await decode(shot.data as Buffer);
+    expect(image.height).toBe(20_000);
+    for (const band of [0, 8, 16, 17, 19]) expect(near(image.at(100, band * 1000 + 500), BAND_COLOURS[band % 8] as string), `band ${band}`).toBe(true);
+  });
+
+  it('cuts a full-page webp at the format limit instead of returning an empty image', async () => {
+    const shot = await engine.capture({ url: fixtures.url('/bands?count=20'), format: 'webp', full_page: true, viewport_width: 200, viewport_height: 200 });
+    const meta = await sharp(shot.data as Buffer).metadata();
+    expect(meta.format).toBe('webp');
+    expect(meta.height).toBe(16_383);
+    expect(shot.clippedFrom).toBe(20_000);
+  });
+
+  it('loads lazy images (native and IntersectionObserver) before a full-page capture', async () => {
+    const shot = await engine.capture({ url: fixtures.url('/lazy'), full_page: true, viewport_width: 400, viewport_height: 600 });
+    const image = await decode(shot.data as Buffer);
+    let loaded = 0;
+    for (let i = 0; i < LAZY_IMAGES; i++) if (near(image.at(100, i * 800 + 200), '#00ff00')) loaded++;
+    expect(loaded).toBe(LAZY_IMAGES);
+  });
+
+  it('networkidle0 waits for a late request; domcontentloaded does not', async () => {
+    const url = fixtures.url('/late-resource?ms=700');
+    const early = await decode((await engine.capture({ url, viewport_width: 200, viewport_height: 200 })).data as Buffer);
+    expect(near(early.at(100, 100), '#ff0000')).toBe(true);
+    const idle = await decode((await engine.capture({ url, wait_until: 'networkidle0', viewport_width: 200, viewport_height: 200 })).data as Buffer);
+    expect(near(idle.at(100, 100), '#00ff00')).toBe(true);
+  });
+
+  it('networkidle2 tolerates two open connections', async () => {
+    const url = fixtures.url('/late-resource?ms=5000');
+    const started = Date.now();
+    const shot = await engine.capture({ url, wait_until: 'networkidle2', viewport_width: 200, viewport_height: 200 });
+    expect(shot.size).toBeGreaterThan(0);
+    expect(Date.now() - started).toBeLessThan(4500);
+  });
+
+  it('delay waits before the capture', async () => {
+    const url = fixtures.url('/later-colour?ms=2000');
+    const now = await decode((await engine.capture({ url, viewport_width: 200, viewport_height: 200 })).data as Buffer);
+    const later = await decode((await engine.capture({ url, delay: 3000, viewport_width: 200, viewport_height: 200 })).data as Buffer);
+    expect(near(now.at(100, 100), '#ff0000')).toBe(true);
+    expect(near(later.at(100, 100), '#0000ff')).toBe(true);
+  });
+
+  it('hide_selectors hides matching elements, also those inserted later', async () => {
+    const url = fixtures.url('/hide');
+    const plain = await decode((await engine.capture({ url, delay: 200, viewport_width: 400, viewport_height: 400 })).data as Buffer);
+    expect(near(plain.at(200, 50), '#ff0000')).toBe(true);
+    expect(near(plain.at(200, 350), '#0000ff')).toBe(true);
+    const hidden = await decode((await engine.capture({ url, delay: 200, hide_selectors: '#banner, .late', viewport_width: 400, viewport_height: 400 })).data as Buffer);
+    expect(near(hidden.at(200, 50), '#00ff00')).toBe(true);
+    expect(near(hidden.at(200, 350), '#00ff00')).toBe(true);
+  });
+
+  it('refuses an invalid selector with INVALID_PARAMETER', async () => {
+    await expect(engine.capture({ url: fixtures.url('/hide'), hide_selectors: 'div[' })).rejects.toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'hide_selectors' } });
+  });
+
+  it('sets geolocation and grants the permission', async () => {
+    const shot = await engine.capture({ url: fixtures.url('/geo'), latitude: 48.8584, longitude: 2.2945, delay: 300, viewport_width: 200, viewport_height: 200 });
+    expect(near((await decode(shot.data as Buffer)).at(100, 100), '#00ff00')).toBe(true);
+  });
+
+  it('captures HTTP error pages instead of failing', async () => {
+    const shot = await engine.capture({ url: fixtures.url('/status?code=500'), viewport_width: 200, viewport_height: 200 });
+    expect(near((await decode(shot.data as Buffer)).at(100, 100), '#0000ff')).toBe(true);
+  });
+
+  it('answers CAPTURE_FAILED for a refused connection and CAPTURE_TIMEOUT past the budget', async () => {
+    await expect(engine.capture({ url: `http://127.0.0.1:${await closedPort()}/` })).rejects.toMatchObject({ code: 'CAPTURE_FAILED', details: { reason: 'connection_refused' } });
+    const quick = await createTestEngine({ timeoutMs: 1500, concurrency: 1 });
+    try {
+      const started = Date.now();
+      await expect(quick.capture({ url: fixtures.url('/never') })).rejects.toMatchObject({ code: 'CAPTURE_TIMEOUT' });
+      expect(Date.now() - started).toBeLessThan(4000);
+      const after = await quick.capture({ url: fixtures.url('/solid'), viewport_width: 200, viewport_height: 200 });
+      expect(after.size).toBeGreaterThan(0);
+    } finally {
+      await quick.close();
+    }
+  });
+
+  it('stores json results and serves them back', async () => {
+    const shot = await engine.capture({ url: fixtures.url('/solid'), response_type: 'json', viewport_width: 200, viewport_height: 200 });
+    expect(shot.url).toMatch(/^\/api\/files\/\d{4}-\d{2}-\d{2}\/[\w-]{22}\.png$/);
+    const stored = await engine.storage.get((shot.url as string).replace('/api/files/', ''));
+    expect(stored?.size).toBe(shot.size);
+  });
+});
