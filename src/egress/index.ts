@@ -1,0 +1,13 @@
+export { isPublicUnicast } from './address-policy.js';
+export { writeEgressPreferences } from './chromium-preferences.js';
+export { checkHost, isAddressAllowed, resolveAllowed, type EgressPolicy, type HostVerdict } from './egress-policy.js';
+export {
+  createEgressProxy,
+  type EgressFailure,
+  type EgressProxy,
+  type EgressProxyOptions,
+  type EgressSession,
+} from './egress-proxy.js';
+export { isLocalhostName } from './host-name.js';
+export { systemResolver, type Resolver } from './resolver.js';
+export { parseTargetUrl } from './target-url.js';

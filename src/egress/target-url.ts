@@ -1,0 +1,53 @@
+import { CaptureError } from '../errors.js';
+import { isLocalhostName } from './host-name.js';
+
+const ALLOWED_SCHEMES = new Set(['http:', 'https:']);
+
+/**
+ * The WHATWG parser silently strips leading/trailing C0 controls and spaces and drops tabs and
+ * newlines anywhere, so " http://a" and "ht\ttp://a" would pass as something the caller did not
+ * write. Such input is refused instead of trimmed; Unicode separators and C1 controls too.
+ */
+const FORBIDDEN_CHARACTERS = /[\p{Cc}\p{Z}\u200b\u2060\ufeff]/u;
+
+function invalid(message: string): CaptureError {
+  return new CaptureError('INVALID_PARAMETER', message, {
+    details: { param: 'url', allowed: 'http or https URL' },
+  });
+}
+
+function notAllowed(message: string, url: string): CaptureError {
+  return new CaptureError('URL_NOT_ALLOWED', message, { details: { url } });
+}
+
+/**
+ * Parses the caller's target the way the browser will (WHATWG), so every odd IP spelling
+ * ("2130706433", "0x7f.1", "127.1") reaches the address check already normalised. Only the shape
+ * is judged here; where the host points is decided per connection by the egress proxy.
+ *
+ * `allowPrivateNetworks` lets operators capture their own hosts, `localhost` included.
+ */
+export function parseTargetUrl(raw: string, options: { allowPrivateNetworks?: boolean } = {}): URL {
+  if (typeof raw !== 'string' || raw.length === 0) throw invalid('url is required');
+  if (FORBIDDEN_CHARACTERS.test(raw)) throw invalid('url must not contain whitespace or control characters');
+  let url: URL;
+  try {
+    // URL.parse would avoid the throw, but it arrived in Node 20.18 and the engine supports 20.9.
+    url = new URL(raw);
+  } catch {
+    throw invalid('url is not a valid URL');
+  }
+  if (url.username !== '' || url.password !== '') {
+    // The refusal echoes the URL back and may be logged: never with the secret in it.
+    url.username = '';
+    url.password = '';
+    throw notAllowed('URLs with credentials are not allowed', url.href);
+  }
+  if (!ALLOWED_SCHEMES.has(url.protocol)) {
+    throw notAllowed(`Scheme ${JSON.stringify(url.protocol.slice(0, -1))} is not allowed, only http and https`, raw);
+  }
+  if (!options.allowPrivateNetworks && isLocalhostName(url.hostname)) {
+    throw notAllowed('Target host is not allowed', raw);
+  }
+  return url;
+}
