@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
-import { BrowserPool } from './pool.js';
+import { BrowserPool, type Lease } from './pool.js';
 import { Pipeline } from './pipeline.js';
 import { PHASES, type CaptureContext, type CapturePlugin, type PluginHost } from './types.js';
 import { parseCaptureParams, isVideoFormat, type CaptureInput, type CaptureParams } from './schema.js';
@@ -97,9 +97,7 @@ export class CaptureEngine {
     const budget = this.options.timeoutMs + (isVideoFormat(params.format) ? params.duration * 2000 : 0);
     const deadline = createDeadline(budget, signal);
     try {
-      return await this.pool.run(deadline.signal, (lease) =>
-        this.runPhases(id, params, deadline, lease.context, lease.page, lease.attachment),
-      );
+      return await this.pool.run(deadline.signal, (lease) => this.runPhases(id, params, deadline, lease));
     } catch (error) {
       throw toCaptureError(deadline.signal.aborted ? deadline.signal.reason : error);
     } finally {
@@ -111,20 +109,26 @@ export class CaptureEngine {
     id: string,
     params: CaptureParams,
     deadline: ReturnType<typeof createDeadline>,
-    browserContext: CaptureContext['browserContext'],
-    page: CaptureContext['page'],
-    attachment: unknown,
+    lease: Lease,
   ): Promise<CaptureResult> {
     const cleanups: (() => unknown)[] = [];
     const log = this.options.log;
+    // A crashed renderer leaves pending calls hanging until the deadline; end this capture at once.
+    const crashed = new AbortController();
+    const onCrash = (): void =>
+      crashed.abort(new CaptureError('CAPTURE_FAILED', 'The page crashed the browser tab', { details: { reason: 'renderer_crashed' } }));
+    lease.page.once('crash', onCrash);
+    cleanups.push(() => lease.page.off('crash', onCrash));
+    const signal = AbortSignal.any([deadline.signal, crashed.signal]);
     const ctx: CaptureContext = {
       id,
       params,
-      signal: deadline.signal,
+      signal,
       remaining: deadline.remaining,
-      browserContext,
-      page,
-      state: new Map([['egress', attachment]]),
+      browserContext: lease.context,
+      page: lease.page,
+      cdp: lease.cdp,
+      state: new Map([['egress', lease.attachment]]),
       defer: (cleanup) => cleanups.push(cleanup),
       warn: (message, error) => log.warn(message, { captureId: id, error: error === undefined ? undefined : String(error) }),
     };

@@ -1,5 +1,5 @@
 import PQueue from 'p-queue';
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type CDPSession, type Page } from 'playwright-core';
 import { CaptureError } from './errors.js';
 import { abortable } from './deadline.js';
 import { chromiumArgs } from './chromium-path.js';
@@ -34,6 +34,8 @@ export interface PreparedContext {
 export interface Lease {
   readonly context: BrowserContext;
   readonly page: Page;
+  /** A CDP session on `page`, opened ahead of time with the context. */
+  readonly cdp: CDPSession;
   readonly attachment: unknown;
   /** Closes the context; always call it, once. */
   release(): Promise<void>;
@@ -42,6 +44,7 @@ export interface Lease {
 interface Slot {
   context: BrowserContext;
   page: Page;
+  cdp: CDPSession;
   prepared: PreparedContext;
   generation: Generation;
 }
@@ -54,6 +57,8 @@ interface Generation {
 }
 
 const BASE_CONTEXT_OPTIONS: BrowserContextOptions = {
+  // The default viewport of SPEC.md, so the common request needs no resize.
+  viewport: { width: 1920, height: 1080 },
   deviceScaleFactor: 1,
   serviceWorkers: 'block',
   acceptDownloads: false,
@@ -61,8 +66,14 @@ const BASE_CONTEXT_OPTIONS: BrowserContextOptions = {
   javaScriptEnabled: true,
 };
 
-/** Pages must not be able to block a capture with a print dialog. */
-const INIT_SCRIPT = 'window.print = () => {};';
+/**
+ * Pages must not be able to stall a capture with dialogs: a modal blocks the page's main thread until
+ * answered, and an `alert` loop would block it for ever. Playwright's auto-dismiss stays the backstop.
+ */
+const INIT_SCRIPT = `(() => {
+  const quiet = { alert: () => undefined, confirm: () => false, prompt: () => null, print: () => undefined };
+  for (const [name, value] of Object.entries(quiet)) Object.defineProperty(window, name, { value, writable: false, configurable: false });
+})();`;
 
 /**
  * Long-lived Chromium, an isolated context per capture, bounded concurrency and queue. A crashed
@@ -89,11 +100,13 @@ export class BrowserPool {
     this.refill();
   }
 
-  get stats(): { running: number; queued: number; warm: number; connected: boolean } {
+  /** Counts for health checks and leak tests: `contexts` includes the warm ones. */
+  get stats(): { running: number; queued: number; warm: number; contexts: number; connected: boolean } {
     return {
       running: this.queue.pending,
       queued: this.queue.size,
       warm: this.warm.length,
+      contexts: this.current?.open ?? 0,
       connected: this.current?.browser.isConnected() ?? false,
     };
   }
@@ -109,17 +122,25 @@ export class BrowserPool {
         headers: { 'Retry-After': String(this.retryAfterSeconds()) },
       });
     }
-    return this.queue.add(
-      async () => {
-        const lease = await abortable(this.lease(), signal);
-        try {
-          return await task(lease);
-        } finally {
-          await lease.release();
-        }
-      },
-      { signal: AbortSignal.any([signal, this.closing.signal]) },
-    ) as Promise<T>;
+    // The caller gets its result as soon as the task ends; the slot stays taken until the context
+    // has closed, so closing never adds to a capture's latency and never overcommits the browser.
+    return new Promise<T>((resolve, reject) => {
+      this.queue
+        .add(
+          async () => {
+            const lease = await abortable(this.lease(), signal);
+            try {
+              resolve(await task(lease));
+            } catch (error) {
+              reject(error);
+            } finally {
+              await lease.release();
+            }
+          },
+          { signal: AbortSignal.any([signal, this.closing.signal]) },
+        )
+        .catch(reject);
+    });
   }
 
   private retryAfterSeconds(): number {
@@ -139,6 +160,7 @@ export class BrowserPool {
     return {
       context: taken.context,
       page: taken.page,
+      cdp: taken.cdp,
       attachment: taken.prepared.attachment,
       release: async () => {
         if (released) return;
@@ -158,7 +180,8 @@ export class BrowserPool {
       const context = await generation.browser.newContext({ ...BASE_CONTEXT_OPTIONS, ...prepared.options });
       await context.addInitScript(INIT_SCRIPT);
       const page = await context.newPage();
-      return { context, page, prepared, generation };
+      const cdp = await context.newCDPSession(page);
+      return { context, page, cdp, prepared, generation };
     } catch (error) {
       generation.open--;
       await prepared.dispose();

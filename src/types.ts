@@ -1,4 +1,4 @@
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import type { CaptureParams } from './schema.js';
 import type { CaptureError } from './errors.js';
 
@@ -61,6 +61,8 @@ export interface CaptureContext {
   remaining(): number;
   readonly browserContext: BrowserContext;
   readonly page: Page;
+  /** A CDP session on `page` (raw screenshots, screencasts); closed with the context. */
+  readonly cdp: CDPSession;
   /** Response of the main document, once navigated (null for about:blank and the like). */
   response?: { status: number; url: string } | null;
   captured?: ImageArtifact | FrameStream;

@@ -32,8 +32,7 @@ export function staticScenario(options: StaticScenarioOptions = {}): CapturePlug
         phase: 'capture',
         when: (params) => params.scenario === 'static',
         run: async (ctx) => {
-          const cdp = await ctx.page.context().newCDPSession(ctx.page);
-          ctx.defer(() => cdp.detach().catch(() => undefined));
+          const cdp = ctx.cdp;
           if (ctx.params.full_page) await bestEffort((signal) => revealLazyContent(ctx.page, lazyBudget, signal), lazyBudget + 500, ctx.signal);
           // A capture right after load sometimes gets a blank frame; one animation frame settles it.
           await ctx.page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => resolve())));

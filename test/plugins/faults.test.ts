@@ -1,0 +1,127 @@
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CaptureEngine, CapturePlugin } from '../../src/index.js';
+import { CaptureError } from '../../src/index.js';
+import { createTestEngine } from '../helpers/engine.js';
+import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { decode, near } from '../helpers/pixels.js';
+
+let fixtures: FixtureServer;
+const BUDGET = 8000;
+beforeAll(async () => {
+  fixtures = await startFixtureServer({
+    '/spin': (_req, res) => res.writeHead(200, { 'Content-Type': 'text/html' }).end('<body><script>while (true) {}</script></body>'),
+    '/dialogs': (_req, res) =>
+      res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<body style="margin:0;background:#00ff00;height:100vh"><script>
+        alert('hello'); confirm('sure?'); prompt('name?'); window.print();
+        setInterval(() => alert('again'), 5);
+        window.addEventListener('beforeunload', (e) => { e.preventDefault(); e.returnValue = 'stay'; });
+      </script></body>`),
+  });
+});
+afterAll(async () => fixtures?.close());
+
+/** A test-only plugin whose stage runs `fault` in the given phase when the url asks for it. */
+function faultPlugin(marker: string, fault: Parameters<NonNullable<CapturePlugin['stages']>[number]['run']>[0] extends infer C ? (ctx: C) => Promise<void> : never): CapturePlugin {
+  return { name: `fault-${marker}`, stages: [{ name: marker, phase: 'settle', when: (p) => p.url.includes(marker), run: fault }] };
+}
+
+function chromiumChildren(): number[] {
+  try {
+    return execFileSync('pgrep', ['-P', String(process.pid), '-x', 'chromium'], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+async function settled(engine: CaptureEngine): Promise<void> {
+  for (let i = 0; i < 50 && (engine.stats.running > 0 || engine.stats.contexts > engine.stats.warm); i++) await new Promise((r) => setTimeout(r, 100));
+}
+
+describe('faults', () => {
+  let engine: CaptureEngine;
+  beforeAll(async () => {
+    engine = await createTestEngine({
+      timeoutMs: BUDGET,
+      concurrency: 1,
+      warmContexts: 1,
+      plugins: [
+        faultPlugin('crash-tab', async (ctx) => {
+          await ctx.cdp.send('Page.crash').catch(() => undefined);
+        }),
+        faultPlugin('kill-browser', async () => {
+          for (const pid of chromiumChildren()) process.kill(pid, 'SIGKILL');
+          await new Promise((r) => setTimeout(r, 300));
+        }),
+      ],
+    });
+  });
+  afterAll(async () => engine?.close());
+
+  const ok = async (): Promise<void> => {
+    const shot = await engine.capture({ url: fixtures.url('/solid?color=%2300ff00'), viewport_width: 100, viewport_height: 100 });
+    expect(near((await decode(shot.data as Buffer)).at(50, 50), '#00ff00')).toBe(true);
+  };
+
+  it('a renderer crash fails only its capture, at once', async () => {
+    const started = Date.now();
+    await expect(engine.capture({ url: fixtures.url('/solid?crash-tab') })).rejects.toMatchObject({ code: 'CAPTURE_FAILED', details: { reason: 'renderer_crashed' } });
+    expect(Date.now() - started).toBeLessThan(BUDGET - 1000);
+    await ok();
+  });
+
+  it('Chromium killed mid-capture: a clean 502, then the pool relaunches it', async () => {
+    expect(chromiumChildren().length).toBeGreaterThan(0);
+    const failure = await engine.capture({ url: fixtures.url('/solid?kill-browser') }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(CaptureError);
+    expect((failure as CaptureError).status).toBeGreaterThanOrEqual(502);
+    await ok();
+  });
+
+  it('while(true) pages end in CAPTURE_TIMEOUT within the deadline and the browser stays usable', async () => {
+    const started = Date.now();
+    await expect(engine.capture({ url: fixtures.url('/spin') })).rejects.toMatchObject({ code: 'CAPTURE_TIMEOUT', status: 504 });
+    expect(Date.now() - started).toBeLessThan(BUDGET + 2000);
+    await ok();
+  });
+
+  it('never-ending responses end in CAPTURE_TIMEOUT', async () => {
+    await expect(engine.capture({ url: fixtures.url('/never') })).rejects.toMatchObject({ code: 'CAPTURE_TIMEOUT' });
+    await ok();
+  });
+
+  it('dialogs (alert, confirm, prompt, print, beforeunload) never block a capture', async () => {
+    const shot = await engine.capture({ url: fixtures.url('/dialogs'), delay: 200, viewport_width: 100, viewport_height: 100 });
+    expect(near((await decode(shot.data as Buffer)).at(50, 50), '#00ff00')).toBe(true);
+  });
+
+  it('leaves no context behind after the faults', async () => {
+    await settled(engine);
+    expect(engine.stats.running).toBe(0);
+    expect(engine.stats.contexts).toBeLessThanOrEqual(engine.stats.warm);
+  });
+});
+
+describe('queue limits', () => {
+  it('a full queue answers SERVICE_BUSY with Retry-After at once; aborting a queued capture frees its place', async () => {
+    const engine = await createTestEngine({ concurrency: 1, maxQueue: 1, timeoutMs: 5000 });
+    try {
+      const running = engine.capture({ url: fixtures.url('/never') }).catch((error: unknown) => error);
+      await new Promise((r) => setTimeout(r, 300));
+      const queuedAbort = new AbortController();
+      const queued = engine.capture({ url: fixtures.url('/never') }, { signal: queuedAbort.signal }).catch((error: unknown) => error);
+      await new Promise((r) => setTimeout(r, 50));
+      const started = Date.now();
+      const busy = await engine.capture({ url: fixtures.url('/solid') }).catch((error: unknown) => error);
+      expect(Date.now() - started).toBeLessThan(200);
+      expect(busy).toMatchObject({ code: 'SERVICE_BUSY', status: 503 });
+      expect(Number((busy as CaptureError).headers['Retry-After'])).toBeGreaterThan(0);
+      queuedAbort.abort();
+      expect(await queued).toBeInstanceOf(Error);
+      expect(engine.stats.queued).toBe(0);
+      await running;
+    } finally {
+      await engine.close();
+    }
+  });
+});
