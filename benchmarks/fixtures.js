@@ -1,0 +1,136 @@
+// Local pages for the benchmarks, generated in code and served on 127.0.0.1:<random port>.
+//
+//   /simple  a solid background and a heading (the cheapest possible page)
+//   /heavy   a few hundred DOM blocks with text and inline SVG, about 5000 px tall
+//
+// Usage: const fx = await startFixtureServer(); fx.url('simple'); await fx.close();
+// Run directly (`node fixtures.js`) to serve them until Ctrl-C.
+
+import http from 'node:http';
+import { fileURLToPath } from 'node:url';
+
+const SIMPLE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Benchmark: simple page</title>
+<style>
+  html, body { margin: 0; height: 100%; }
+  body { background: #1f5fa8; color: #fff; font-family: sans-serif;
+         display: flex; align-items: center; justify-content: center; }
+  h1 { font-size: 64px; margin: 0; }
+</style>
+</head>
+<body><h1>Capture benchmark</h1></body>
+</html>
+`;
+
+const WORDS = ('lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore ' +
+  'et dolore magna aliqua enim ad minim veniam quis nostrud exercitation ullamco laboris nisi aliquip ex ea commodo')
+  .split(' ');
+
+// Deterministic pseudo-random numbers, so every run renders the same page.
+function rng(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+function heavyPage({ blocks = 360, columns = 4 } = {}) {
+  const rand = rng(42);
+  const text = (n) => Array.from({ length: n }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(' ');
+  const hue = () => Math.floor(rand() * 360);
+  const parts = [];
+  for (let i = 0; i < blocks; i++) {
+    const h = hue();
+    const svg = `<svg width="48" height="48" viewBox="0 0 48 48" aria-hidden="true">` +
+      `<circle cx="24" cy="24" r="${10 + Math.floor(rand() * 12)}" fill="hsl(${h} 70% 50%)"/>` +
+      `<rect x="${Math.floor(rand() * 20)}" y="${Math.floor(rand() * 20)}" width="20" height="20" ` +
+      `fill="hsl(${(h + 120) % 360} 60% 45%)" opacity="0.7"/>` +
+      `<path d="M4 44 L24 ${4 + Math.floor(rand() * 20)} L44 44 Z" fill="none" stroke="#333" stroke-width="2"/></svg>`;
+    parts.push(
+      `<article class="card" style="border-top-color:hsl(${h} 65% 45%)">` +
+      `${svg}<div><h3>Block ${i + 1}: ${text(3)}</h3><p>${text(18 + Math.floor(rand() * 10))}</p>` +
+      `<ul><li>${text(4)}</li><li>${text(5)}</li></ul></div></article>`,
+    );
+  }
+  // 360 blocks in 4 columns = 90 rows of 54 px (+ header/footer): about 5000 px tall at any
+  // width >= 1024, because the height of each card is fixed.
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Benchmark: heavy page</title>
+<style>
+  body { margin: 0; font: 11px/1.3 sans-serif; color: #222; background: #f4f1ea; }
+  header { height: 60px; background: #222; color: #fff; display: flex; align-items: center; padding: 0 24px; }
+  header h1 { margin: 0; font-size: 24px; }
+  main { display: grid; grid-template-columns: repeat(${columns}, 1fr); grid-auto-rows: 50px; gap: 4px; padding: 8px; }
+  .card { display: flex; gap: 8px; overflow: hidden; background: #fff; border-top: 3px solid; padding: 0 6px;
+          box-shadow: 0 1px 2px rgba(0,0,0,.15); border-radius: 4px; }
+  .card svg { flex: none; margin-top: 1px; }
+  .card h3 { margin: 2px 0 0; font-size: 12px; white-space: nowrap; }
+  .card p { margin: 0; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+  .card ul { margin: 0; padding-left: 14px; display: flex; gap: 16px; }
+  footer { height: 40px; background: #222; color: #ccc; padding: 10px 24px; box-sizing: border-box; }
+</style>
+</head>
+<body>
+<header><h1>Capture benchmark: heavy page (${blocks} blocks)</h1></header>
+<main>
+${parts.join('\n')}
+</main>
+<footer>end of page</footer>
+</body>
+</html>
+`;
+}
+
+export const PAGES = {
+  simple: SIMPLE,
+  heavy: heavyPage(),
+};
+
+/** Start the fixture server on 127.0.0.1 and a free port. */
+export async function startFixtureServer({ host = '127.0.0.1', port = 0 } = {}) {
+  const bodies = Object.fromEntries(Object.entries(PAGES).map(([k, v]) => [k, Buffer.from(v, 'utf8')]));
+  const server = http.createServer((req, res) => {
+    const name = (req.url || '/').split('?')[0].replace(/^\/+/, '').replace(/\.html$/, '');
+    const body = bodies[name];
+    if (!body) {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('not found');
+      return;
+    }
+    res.writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      'content-length': body.length,
+      'cache-control': 'no-store',
+    });
+    res.end(body);
+  });
+  server.keepAliveTimeout = 1000;
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, resolve);
+  });
+  const { port: actual } = server.address();
+  const origin = `http://${host}:${actual}`;
+  return {
+    origin,
+    url: (name) => `${origin}/${name}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections?.();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const fx = await startFixtureServer({ port: Number(process.env.PORT || 0) });
+  for (const name of Object.keys(PAGES)) console.log(fx.url(name));
+  process.on('SIGINT', () => fx.close().then(() => process.exit(0)));
+}

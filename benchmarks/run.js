@@ -1,0 +1,4 @@
+#!/usr/bin/env node
+// Entry point for `npm run bench` at the repository root: the static capture benchmark.
+// Arguments are passed through, e.g. `npm run bench -- --quick`.
+await import('./static.js');
