@@ -50,7 +50,6 @@ export function chromiumArgs(extra: readonly string[] = []): string[] {
     '--hide-scrollbars',
     '--force-color-profile=srgb',
     '--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication',
-    '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
     '--proxy-bypass-list=<-loopback>',
   ];
   // The sandbox needs user namespaces that root in a container does not get.

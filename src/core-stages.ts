@@ -4,22 +4,17 @@ import { urlNotAllowed } from './egress-wiring.js';
 import { trackInflight } from './network-idle.js';
 import { abortable } from './deadline.js';
 import { toCaptureError } from './to-capture-error.js';
+import { CaptureError } from './errors.js';
+import type { Request } from 'playwright-core';
 
 /** Quiet time that makes the network count as idle, as in Puppeteer. */
 const NETWORK_IDLE_MS = 500;
 
-/** The stages every capture needs: viewport, the egress check of the target, navigation. */
+/** The stages every capture needs: viewport and navigation (the target was checked before). */
 export function corePlugin(egress: Egress): CapturePlugin {
   return {
     name: 'core',
     stages: [
-      {
-        name: 'check-target',
-        phase: 'prepare',
-        run: async (ctx) => {
-          await egress.checkTarget(ctx.params.url);
-        },
-      },
       {
         name: 'viewport',
         phase: 'prepare',
@@ -38,19 +33,33 @@ export function corePlugin(egress: Egress): CapturePlugin {
 async function navigate(ctx: CaptureContext, egress: Egress): Promise<void> {
   const { page, params } = ctx;
   const session = ctx.state.get('egress');
+  // Every main-frame hop (redirects included): a refused hop is the caller's URL_NOT_ALLOWED.
+  const hops = [params.url];
+  const onRequest = (request: Request): void => {
+    if (request.isNavigationRequest() && request.frame() === page.mainFrame()) hops.push(request.url());
+  };
+  const refusal = (): CaptureError | undefined => {
+    for (const url of [...hops].reverse()) {
+      const failure = egress.failureFor(session, url);
+      if (failure === 'refused') return urlNotAllowed(url);
+      if (failure === 'dns') return new CaptureError('CAPTURE_FAILED', `Could not resolve ${new URL(url).hostname}`, { details: { reason: 'dns' } });
+    }
+    return undefined;
+  };
   const idleLimit = params.wait_until === 'networkidle0' ? 0 : params.wait_until === 'networkidle2' ? 2 : undefined;
   const tracker = idleLimit === undefined ? undefined : trackInflight(page);
+  page.on('request', onRequest);
   try {
     const waitUntil = params.wait_until === 'load' ? 'load' : 'domcontentloaded';
     const response = await abortable(page.goto(params.url, { waitUntil, timeout: 0 }), ctx.signal).catch((error: unknown) => {
-      if (egress.wasRefused(session, page.url()) || egress.wasRefused(session, params.url)) throw urlNotAllowed(params.url);
-      throw toCaptureError(error);
+      throw refusal() ?? toCaptureError(error);
     });
-    const finalUrl = response?.url() ?? page.url();
-    if (egress.wasRefused(session, finalUrl)) throw urlNotAllowed(finalUrl);
-    ctx.response = response ? { status: response.status(), url: finalUrl } : null;
+    const refused = refusal();
+    if (refused) throw refused;
+    ctx.response = response ? { status: response.status(), url: response.url() } : null;
     if (tracker && idleLimit !== undefined) await tracker.waitForIdle(idleLimit, NETWORK_IDLE_MS, ctx.signal);
   } finally {
+    page.off('request', onRequest);
     tracker?.detach();
   }
 }

@@ -4,6 +4,7 @@ import {
   parseTargetUrl,
   resolveAllowed,
   systemResolver,
+  type EgressFailure,
   type EgressPolicy,
   type EgressSession,
 } from './egress/index.js';
@@ -19,8 +20,8 @@ export interface Egress {
   prepareContext?: () => Promise<PreparedContext>;
   /** Parses and checks a capture target; throws INVALID_PARAMETER or URL_NOT_ALLOWED. */
   checkTarget(raw: string): Promise<URL>;
-  /** Whether the proxy refused the connection that `url` needed (a main-frame refusal). */
-  wasRefused(session: unknown, url: string): boolean;
+  /** Why the proxy did not carry the connection `url` needed, if it did not. */
+  failureFor(session: unknown, url: string): EgressFailure | undefined;
   close(): Promise<void>;
 }
 
@@ -28,14 +29,15 @@ export async function createEgress(options: Readonly<ResolvedEngineOptions>): Pr
   const policy: EgressPolicy = {
     allowPrivateNetworks: options.allowPrivateNetworks,
     resolver: options.resolver ?? systemResolver,
+    isAllowed: options.allowAddress,
   };
   const checkTarget = async (raw: string): Promise<URL> => {
-    const url = parseTargetUrl(raw);
+    const url = parseTargetUrl(raw, { allowPrivateNetworks: options.allowPrivateNetworks });
     await resolveAllowed(url, policy);
     return url;
   };
   if (options.allowPrivateNetworks) {
-    return { checkTarget, wasRefused: () => false, close: async () => undefined };
+    return { checkTarget, failureFor: () => undefined, close: async () => undefined };
   }
   const proxy = createEgressProxy(policy);
   return {
@@ -48,7 +50,7 @@ export async function createEgress(options: Readonly<ResolvedEngineOptions>): Pr
         dispose: () => session.close(),
       };
     },
-    wasRefused: (session, url) => (session as EgressSession | undefined)?.failureFor(url) === 'refused',
+    failureFor: (session, url) => (session as EgressSession | undefined)?.failureFor(url),
     close: () => proxy.close(),
   };
 }

@@ -49,6 +49,7 @@ export class CaptureEngine {
       warmContexts: options.warmContexts,
       recycleAfter: options.recycleAfter,
       connectEndpoint: options.connectEndpoint,
+      tempDir: options.tempDir,
       prepareContext: egress.prepareContext,
       log: options.log,
     });
@@ -97,6 +98,8 @@ export class CaptureEngine {
     const budget = this.options.timeoutMs + (isVideoFormat(params.format) ? params.duration * 2000 : 0);
     const deadline = createDeadline(budget, signal);
     try {
+      // Refused targets answer before they take a queue slot or a browser context.
+      await abortable(this.egress.checkTarget(params.url), deadline.signal);
       return await this.pool.run(deadline.signal, (lease) => this.runPhases(id, params, deadline, lease));
     } catch (error) {
       throw toCaptureError(deadline.signal.aborted ? deadline.signal.reason : error);

@@ -3,6 +3,9 @@ import { chromium, type Browser, type BrowserContext, type BrowserContextOptions
 import { CaptureError } from './errors.js';
 import { abortable } from './deadline.js';
 import { chromiumArgs } from './chromium-path.js';
+import { writeEgressPreferences } from './egress/index.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import path from 'node:path';
 import type { Logger } from './types.js';
 
 export interface BrowserPoolOptions {
@@ -19,6 +22,8 @@ export interface BrowserPoolOptions {
   recycleAfter: number;
   /** Connect to a remote browser (`ws://...`) instead of launching one. */
   connectEndpoint?: string;
+  /** Where the browser profile lives while it runs. */
+  tempDir: string;
   /** Per-context options and resources (e.g. an egress proxy session), made for every context. */
   prepareContext?: () => Promise<PreparedContext>;
   log: Logger;
@@ -233,18 +238,12 @@ export class BrowserPool {
 
   private async launch(): Promise<Generation> {
     if (this.closed) throw new CaptureError('SERVICE_BUSY', 'The engine is shutting down', { headers: { 'Retry-After': '5' } });
-    const browser = this.options.connectEndpoint
-      ? await chromium.connect(this.options.connectEndpoint)
-      : await chromium.launch({
-          executablePath: this.options.executablePath,
-          args: chromiumArgs(this.options.args),
-          headless: true,
-          handleSIGINT: false,
-          handleSIGTERM: false,
-          handleSIGHUP: false,
-        });
+    const { browser, dispose } = this.options.connectEndpoint
+      ? { browser: await chromium.connect(this.options.connectEndpoint), dispose: async () => undefined }
+      : await this.launchLocal();
     const generation: Generation = { browser, contextsMade: 0, open: 0, retired: false };
     browser.on('disconnected', () => {
+      void dispose();
       if (this.current === generation && !this.closed) {
         this.current = undefined;
         this.options.log.warn('browser disconnected; the next capture relaunches it');
@@ -252,6 +251,32 @@ export class BrowserPool {
     });
     this.current = generation;
     return generation;
+  }
+
+  /**
+   * A local Chromium on a profile of its own: some policies (WebRTC limited to proxied UDP) only
+   * take effect as profile preferences, which capture contexts inherit.
+   */
+  private async launchLocal(): Promise<{ browser: Browser; dispose: () => Promise<void> }> {
+    const profile = await mkdtemp(path.join(this.options.tempDir, 'profile-'));
+    const dispose = (): Promise<void> => rm(profile, { recursive: true, force: true }).catch(() => undefined);
+    try {
+      await writeEgressPreferences(profile);
+      const persistent = await chromium.launchPersistentContext(profile, {
+        executablePath: this.options.executablePath,
+        args: chromiumArgs(this.options.args),
+        headless: true,
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+      });
+      const browser = persistent.browser();
+      if (!browser) throw new Error('Chromium started without a browser handle');
+      return { browser, dispose };
+    } catch (error) {
+      await dispose();
+      throw error;
+    }
   }
 
   /** Refuses new work, waits for running captures, closes every context and the browser. */

@@ -12,7 +12,7 @@ export const WAIT_UNTIL = ['load', 'domcontentloaded', 'networkidle0', 'networki
  */
 export const CaptureParamsSchema = Type.Object(
   {
-    url: Type.String({ description: 'Page to capture: an http or https URL.', examples: ['https://example.com'] }),
+    url: Type.String({ maxLength: 8192, description: 'Page to capture: an http or https URL.', examples: ['https://example.com'] }),
     format: Type.Enum([...IMAGE_FORMATS, ...VIDEO_FORMATS], {
       default: 'png',
       description: 'Output format; mp4 and webm are video.',
@@ -69,7 +69,7 @@ const NUMBER = /^-?(?:\d+\.?\d*|\.\d+)$/;
 /** What is allowed for a parameter, in words, straight from the schema. */
 export function allowedFor(name: keyof CaptureParams): string {
   const schema = CaptureParamsSchema.properties[name] as PropertySchema;
-  if (name === 'url') return 'http or https URL';
+  if (name === 'url') return 'http or https URL of at most 8192 characters';
   if (schema.enum) return schema.enum.join(', ');
   if (schema.type === 'boolean') return 'true, false';
   if (schema.type === 'integer') return `integer ${schema.minimum}..${schema.maximum}`;
