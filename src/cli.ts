@@ -75,11 +75,23 @@ async function serve(args: string[]): Promise<void> {
 
   const shutdown = (): void => {
     process.stdout.write('shutting down: finishing running captures\n');
-    server.close();
-    void engine.close().then(() => process.exit(0));
+    void drain(server, engine).then(() => process.exit(0));
   };
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
+}
+
+/**
+ * Stops accepting connections, lets running captures finish and their responses flush, then
+ * closes what is left. Kept-alive idle connections are closed as they become idle.
+ */
+async function drain(server: Server, engine: CaptureEngine, graceMs = 10_000): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  const sweeper = setInterval(() => server.closeIdleConnections(), 100);
+  await engine.close();
+  await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
+  clearInterval(sweeper);
+  server.closeAllConnections();
 }
 
 async function redisStoreFromEnv(): Promise<LimiterStore | undefined> {

@@ -94,6 +94,8 @@ export class BrowserPool {
   private closed = false;
   /** Aborts captures still waiting in the queue when the pool closes; running ones drain. */
   private readonly closing = new AbortController();
+  /** Captures past the queue; p-queue forgets a task once its signal aborts, this set does not. */
+  private readonly active = new Set<Promise<void>>();
 
   constructor(private readonly options: BrowserPoolOptions) {
     this.queue = new PQueue({ concurrency: options.concurrency });
@@ -108,7 +110,7 @@ export class BrowserPool {
   /** Counts for health checks and leak tests: `contexts` includes the warm ones. */
   get stats(): { running: number; queued: number; warm: number; contexts: number; connected: boolean } {
     return {
-      running: this.queue.pending,
+      running: this.active.size,
       queued: this.queue.size,
       warm: this.warm.length,
       contexts: this.current?.open ?? 0,
@@ -130,21 +132,31 @@ export class BrowserPool {
     // The caller gets its result as soon as the task ends; the slot stays taken until the context
     // has closed, so closing never adds to a capture's latency and never overcommits the browser.
     return new Promise<T>((resolve, reject) => {
+      let started = false;
       this.queue
         .add(
           async () => {
-            const lease = await abortable(this.lease(), signal);
-            try {
-              resolve(await task(lease));
-            } catch (error) {
-              reject(error);
-            } finally {
-              await lease.release();
-            }
+            started = true;
+            const running = (async () => {
+              const lease = await abortable(this.lease(), signal);
+              try {
+                resolve(await task(lease));
+              } catch (error) {
+                reject(error);
+              } finally {
+                await lease.release();
+              }
+            })().catch(reject);
+            this.active.add(running);
+            await running.finally(() => this.active.delete(running));
           },
           { signal: AbortSignal.any([signal, this.closing.signal]) },
         )
-        .catch(reject);
+        // The signal only cancels waiting: once running, the capture ends by its own signal (a
+        // shutdown lets it finish).
+        .catch((error: unknown) => {
+          if (!started) reject(error);
+        });
     });
   }
 
@@ -284,6 +296,7 @@ export class BrowserPool {
     this.closed = true;
     this.closing.abort(new CaptureError('SERVICE_BUSY', 'The engine is shutting down', { headers: { 'Retry-After': '5' } }));
     await this.queue.onIdle();
+    while (this.active.size > 0) await Promise.allSettled([...this.active]);
     await Promise.all(this.warm.splice(0).map((slot) => this.dispose(slot)));
     while (this.warming > 0) await new Promise((resolve) => setTimeout(resolve, 10));
     await this.launching?.catch(() => undefined);

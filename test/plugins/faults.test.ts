@@ -1,10 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CaptureEngine, CapturePlugin } from '../../src/index.js';
 import { CaptureError } from '../../src/index.js';
 import { createTestEngine } from '../helpers/engine.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { decode, near } from '../helpers/pixels.js';
+import { childProcesses } from '../helpers/processes.js';
 
 let fixtures: FixtureServer;
 const BUDGET = 8000;
@@ -26,13 +26,7 @@ function faultPlugin(marker: string, fault: Parameters<NonNullable<CapturePlugin
   return { name: `fault-${marker}`, stages: [{ name: marker, phase: 'settle', when: (p) => p.url.includes(marker), run: fault }] };
 }
 
-function chromiumChildren(): number[] {
-  try {
-    return execFileSync('pgrep', ['-P', String(process.pid), '-x', 'chromium'], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
-}
+const chromiumChildren = (): number[] => childProcesses(process.pid, 'chromium');
 
 async function settled(engine: CaptureEngine): Promise<void> {
   for (let i = 0; i < 50 && (engine.stats.running > 0 || engine.stats.contexts > engine.stats.warm); i++) await new Promise((r) => setTimeout(r, 100));

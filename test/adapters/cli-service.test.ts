@@ -1,0 +1,58 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { closedPort } from '../helpers/ports.js';
+import { childProcesses, isAlive } from '../helpers/processes.js';
+
+/** The service as `npm start` runs it: built CLI, real port, keys from the environment. */
+const cli = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
+const KEY = 'ce_cli_test_0123456789abcdefghij';
+let fixtures: FixtureServer;
+
+beforeAll(async () => {
+  fixtures = await startFixtureServer();
+});
+afterAll(async () => fixtures?.close());
+
+async function startService(adapter: string): Promise<{ child: ChildProcess; origin: string; output: () => string }> {
+  const port = await closedPort();
+  const child = spawn(process.execPath, [cli, 'serve', '--port', String(port), '--host', '127.0.0.1', '--adapter', adapter], {
+    env: { ...process.env, CAPTURE_API_KEYS: `${KEY}:PRO`, CAPTURE_ALLOW_PRIVATE_NETWORKS: 'true' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const origin = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i++) {
+    if (await fetch(`${origin}/api/v1/openapi.json`).then((r) => r.ok, () => false)) break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return { child, origin, output: () => output };
+}
+
+describe.skipIf(!existsSync(cli))('the service (npm start)', () => {
+  it.each(['express', 'fastify', 'koa'])('SIGTERM on %s finishes the running capture, refuses new ones and exits cleanly', async (adapter) => {
+    const { child, origin, output } = await startService(adapter);
+    const browsers = childProcesses(child.pid as number, 'chromium');
+    expect(browsers.length).toBeGreaterThan(0);
+    const running = fetch(`${origin}/api/v1/capture?url=${encodeURIComponent(fixtures.url('/solid'))}&delay=2000&viewport_width=200&viewport_height=200`, {
+      headers: { 'X-API-Key': KEY },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // New work is refused: the listener is closed, and a kept-alive connection gets 503.
+    const refused = await fetch(`${origin}/api/v1/capture?url=${encodeURIComponent(fixtures.url('/solid'))}`, { headers: { 'X-API-Key': KEY } }).then((r) => r.status, () => 'refused');
+    expect([503, 'refused']).toContain(refused);
+    const response = await running;
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect(response.headers.get('content-type')).toBe('image/png');
+    expect(await exited).toBe(0);
+    expect(output()).not.toContain(KEY);
+    expect(browsers.filter(isAlive)).toEqual([]);
+  });
+});
