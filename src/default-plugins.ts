@@ -4,6 +4,9 @@ import { geolocation } from '../plugins/geolocation/index.js';
 import { hideSelectors } from '../plugins/hide-selectors/index.js';
 import { staticScenario } from '../plugins/scenario-static/index.js';
 import { encodeImage } from '../plugins/encode-image/index.js';
+import { scrollScenario } from '../plugins/scenario-scroll/index.js';
+import { recordScenario } from '../plugins/scenario-record/index.js';
+import { encodeVideo } from '../plugins/encode-video/index.js';
 import type { CaptureStorage } from './storage.js';
 import { storeStage } from './store-stage.js';
 
@@ -17,6 +20,9 @@ export function defaultPlugins(options: Readonly<ResolvedEngineOptions>, storage
     hideSelectors(),
     staticScenario({ maxFullPageHeight: options.maxFullPageHeight }),
     encodeImage(),
+    scrollScenario(),
+    recordScenario(),
+    encodeVideo(),
     storeStage(storage, `${options.basePath}/files`),
   ];
 }

@@ -1,0 +1,68 @@
+import { once } from 'node:events';
+import path from 'node:path';
+import { execa } from 'execa';
+import { CaptureError } from '../../src/errors.js';
+import { throwIfAborted } from '../../src/deadline.js';
+
+/** Bytes of ffmpeg's stderr kept for error messages; with `-loglevel error` the last lines say why. */
+const STDERR_TAIL = 2_000;
+
+export interface FfmpegProcess {
+  /**
+   * Streams every frame into ffmpeg's stdin, pulling the next one only when ffmpeg has taken the
+   * last (its pipe's backpressure paces the frame producer), then waits for the file to be written.
+   */
+  encode(frames: AsyncIterable<Buffer>): Promise<void>;
+  /** Ends the process at once (abort, cleanup) and waits until it has exited; harmless when done. */
+  kill(): Promise<void>;
+}
+
+/** Starts ffmpeg reading an image pipe on stdin. `signal` kills it (SIGKILL: nothing worth flushing). */
+export function startFfmpeg(binary: string, args: string[], output: string, signal: AbortSignal): FfmpegProcess {
+  const child = execa(binary, args, {
+    stdin: 'pipe',
+    stdout: 'ignore',
+    stderr: 'pipe',
+    buffer: false,
+    reject: false,
+    cancelSignal: signal,
+    killSignal: 'SIGKILL',
+    forceKillAfterDelay: false,
+    windowsHide: true,
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-STDERR_TAIL);
+  });
+  // Writing after ffmpeg died raises EPIPE here; its exit status is the better explanation.
+  child.stdin.on('error', () => undefined);
+  const exited = child.then(() => true);
+
+  return {
+    async encode(frames) {
+      for await (const frame of frames) {
+        throwIfAborted(signal);
+        if (child.stdin.write(frame)) continue;
+        const drained = once(child.stdin, 'drain').then(() => false, () => true);
+        if (await Promise.race([drained, exited])) break;
+      }
+      child.stdin.end();
+      const result = await child;
+      throwIfAborted(signal);
+      if (result.failed) throw encoderFailed(result.exitCode, result.signal, stderr, output);
+    },
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+function encoderFailed(exitCode: number | undefined, killedBy: string | undefined, stderr: string, output: string): CaptureError {
+  const how = killedBy ? `was killed by ${killedBy}` : `exited with code ${exitCode}`;
+  // The message reaches HTTP clients: keep the server's paths out of it.
+  const tail = stderr.split(path.dirname(output) + path.sep).join('').trim().split('\n').slice(-5).join(' | ');
+  return new CaptureError('CAPTURE_FAILED', `Video encoder failed: ffmpeg ${how}${tail ? `: ${tail}` : ''}`, {
+    details: { reason: 'encoder' },
+  });
+}

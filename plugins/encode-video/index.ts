@@ -1,0 +1,82 @@
+import { rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { CaptureContext, CapturePlugin } from '../../src/types.js';
+import { CaptureError } from '../../src/errors.js';
+import { throwIfAborted } from '../../src/deadline.js';
+import { findFfmpeg } from './find-ffmpeg.js';
+import { CODECS, ffmpegArgs, isVideoFormatName, outputSize } from './ffmpeg-args.js';
+import { startFfmpeg } from './ffmpeg-process.js';
+
+export { crfFor, ffmpegArgs, outputSize } from './ffmpeg-args.js';
+export { findFfmpeg } from './find-ffmpeg.js';
+
+export interface EncodeVideoOptions {
+  /** ffmpeg executable. @default engine option `ffmpegPath` → `CAPTURE_FFMPEG_PATH` → `ffmpeg-static` → `ffmpeg` on PATH */
+  ffmpegPath?: string;
+  /** Where videos are written while they are encoded. @default engine option `tempDir` */
+  tempDir?: string;
+}
+
+/**
+ * Encodes the captured frames into mp4 (H.264) or webm (VP9) by streaming them through ffmpeg's
+ * stdin into a temporary file, which the engine owns once `ctx.output` points at it.
+ */
+export function encodeVideo(options: EncodeVideoOptions = {}): CapturePlugin {
+  let tempDir = options.tempDir;
+  let ffmpegPath = options.ffmpegPath;
+  let binary: Promise<string> | undefined;
+  // Looked up on first use, so an engine without ffmpeg still serves images.
+  const findBinary = (): Promise<string> => {
+    binary ??= findFfmpeg(ffmpegPath).catch((error: unknown) => {
+      binary = undefined;
+      throw error;
+    });
+    return binary;
+  };
+
+  return {
+    name: 'encode-video',
+    setup(host) {
+      tempDir ??= host.options.tempDir;
+      const configured = host.options.ffmpegPath;
+      if (ffmpegPath === undefined && typeof configured === 'string') ffmpegPath = configured;
+    },
+    stages: [
+      {
+        name: 'encode',
+        phase: 'encode',
+        when: (params) => isVideoFormatName(params.format),
+        run: async (ctx) => encode(ctx, await findBinary(), tempDir),
+      },
+    ],
+  };
+}
+
+async function encode(ctx: CaptureContext, binary: string, tempDir: string | undefined): Promise<void> {
+  const captured = ctx.captured;
+  if (captured?.kind !== 'frames') throw new CaptureError('INTERNAL_ERROR', 'No video frames were captured');
+  if (!tempDir) throw new CaptureError('INTERNAL_ERROR', 'encode-video has no temporary directory');
+  const format = ctx.params.format;
+  if (!isVideoFormatName(format)) throw new CaptureError('INTERNAL_ERROR', `No video encoder for ${format}`);
+
+  const file = path.join(tempDir, `${ctx.id}.${format}`);
+  const args = ffmpegArgs({ format, fps: captured.fps, width: captured.width, height: captured.height, quality: ctx.params.quality, input: captured.encoding, output: file });
+  const ffmpeg = startFfmpeg(binary, args, file, ctx.signal);
+  // Runs on success too: then the file belongs to the engine and stays.
+  ctx.defer(async () => {
+    await ffmpeg.kill();
+    if (ctx.output?.path !== file) await rm(file, { force: true });
+  });
+
+  await ffmpeg.encode(captured.frames);
+  const { size } = await stat(file);
+  throwIfAborted(ctx.signal);
+  ctx.output = {
+    format,
+    contentType: CODECS[format].contentType,
+    extension: format,
+    size,
+    path: file,
+    ...outputSize(format, captured.width, captured.height),
+  };
+}

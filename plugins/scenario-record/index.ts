@@ -1,0 +1,59 @@
+import type { CapturePlugin } from '../../src/types.js';
+import { FrameWindow } from './frame-window.js';
+import { constantRate } from './constant-rate.js';
+import { captureViewport, startScreencast } from './screencast.js';
+
+export { startScreencast, captureViewport, type Screencast, type ScreencastFrame } from './screencast.js';
+export { FrameWindow } from './frame-window.js';
+export { constantRate } from './constant-rate.js';
+
+export interface RecordScenarioOptions {
+  /** Frames per second of the video. @default engine option `fps` (30) */
+  fps?: number;
+  /** JPEG quality of the frames handed to the encoder. @default 90 */
+  frameQuality?: number;
+  /** How late a frame may arrive after the moment it was drawn. @default 250 */
+  latencyMs?: number;
+}
+
+/**
+ * `scenario=record`: the live page for `duration` seconds (CSS and JS animations, playing videos),
+ * recorded with Chromium's screencast and resampled to exactly duration × fps frames.
+ */
+export function recordScenario(options: RecordScenarioOptions = {}): CapturePlugin {
+  let fps = options.fps;
+  const quality = options.frameQuality ?? 90;
+  const latencyMs = options.latencyMs ?? 250;
+  return {
+    name: 'scenario-record',
+    setup(host) {
+      fps ??= host.options.fps;
+    },
+    stages: [
+      {
+        name: 'record',
+        phase: 'capture',
+        when: (params) => params.scenario === 'record',
+        run: async (ctx) => {
+          const rate = fps ?? 30;
+          const { viewport_width: width, viewport_height: height, duration } = ctx.params;
+          const cdp = await ctx.page.context().newCDPSession(ctx.page);
+          ctx.defer(() => cdp.detach().catch(() => undefined));
+          const window = new FrameWindow();
+          // Started now so the first frame is there when the encoder, started next, asks for it.
+          const screencast = await startScreencast(cdp, { width, height, quality }, (frame, ack) => window.push(frame, ack));
+          ctx.defer(() => screencast.stop());
+          const frameCount = Math.round(duration * rate);
+          async function* frames(): AsyncGenerator<Buffer> {
+            try {
+              yield* constantRate(window, { fps: rate, frameCount, latencyMs, signal: ctx.signal, fallback: () => captureViewport(cdp, quality) });
+            } finally {
+              await screencast.stop();
+            }
+          }
+          ctx.captured = { kind: 'frames', fps: rate, width, height, frameCount, encoding: 'jpeg', frames: frames() };
+        },
+      },
+    ],
+  };
+}

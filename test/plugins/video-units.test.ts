@@ -1,0 +1,221 @@
+import { chmod, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CaptureError } from '../../src/errors.js';
+import { parseCaptureParams } from '../../src/schema.js';
+import type { CaptureContext, FrameStream } from '../../src/types.js';
+import { ScrollTimeline } from '../../plugins/scenario-scroll/timeline.js';
+import { FrameWindow } from '../../plugins/scenario-record/frame-window.js';
+import { constantRate } from '../../plugins/scenario-record/constant-rate.js';
+import type { ScreencastFrame } from '../../plugins/scenario-record/screencast.js';
+import { crfFor, encodeVideo, ffmpegArgs, findFfmpeg, outputSize } from '../../plugins/encode-video/index.js';
+import { ffmpegChildren, probe } from './video-fixtures.js';
+
+/** The video plugins' logic without a browser: timeline, resampling, ffmpeg arguments and process handling. */
+
+describe('scroll timeline', () => {
+  // 10 fps, 500 ms animation + 500 ms pause: a step is 10 frames, 5 moving and 5 holding.
+  const timeline = (fps = 10): ScrollTimeline => new ScrollTimeline({ fps, scrollBy: 1000, delayMs: 500, animationMs: 500 });
+  /** Plays a timeline against a page whose scrollable height at frame i is `maxAt(i)`. */
+  const play = (line: ScrollTimeline, frames: number, maxAt: (index: number) => number): number[] => {
+    const positions: number[] = [];
+    let current = 0;
+    for (let index = 0; index < frames; index++) {
+      current = Math.min(line.positionAt(index, current, maxAt(index)), maxAt(index));
+      positions.push(current);
+    }
+    return positions;
+  };
+
+  it('scrolls each step with an eased animation, then holds for the delay', () => {
+    const positions = play(timeline(), 20, () => 10_000);
+    expect(positions.slice(0, 10)).toEqual([0, 32, 256, 744, 968, 1000, 1000, 1000, 1000, 1000]);
+    expect(positions.slice(10, 20)).toEqual([1000, 1032, 1256, 1744, 1968, 2000, 2000, 2000, 2000, 2000]);
+  });
+
+  it('marks the first frame of every step, where the page is measured again', () => {
+    const line = timeline();
+    expect([0, 1, 9, 10, 11, 20].map((index) => line.startsStep(index))).toEqual([true, false, false, true, false, true]);
+  });
+
+  it('stops at the bottom and holds there', () => {
+    expect(play(timeline(), 30, () => 300).slice(4)).toEqual(Array.from({ length: 26 }, (_, i) => (i === 0 ? 290 : 300)));
+  });
+
+  it('goes on when the page grows while it scrolls', () => {
+    const positions = play(timeline(), 20, (index) => (index < 10 ? 800 : 3000));
+    expect(positions[9]).toBe(800);
+    expect(positions[19]).toBe(1800);
+  });
+
+  it('never skips a step when the animation is shorter than a frame', () => {
+    const line = new ScrollTimeline({ fps: 10, scrollBy: 100, delayMs: 0, animationMs: 1 });
+    expect(play(line, 3, () => 10_000)).toEqual([0, 100, 200]);
+  });
+});
+
+describe('constant rate from screencast timestamps', () => {
+  const frame = (timestamp: number, label: string): ScreencastFrame => ({ base64: Buffer.from(label).toString('base64'), timestamp, scrollY: 0 });
+
+  it('shows at each moment the frame drawn last before it, repeating and dropping frames', () => {
+    const window = new FrameWindow();
+    const acks: string[] = [];
+    const push = (at: number, label: string): void => window.push(frame(at, label), () => acks.push(label));
+    push(0, 'a');
+    push(10, 'b');
+    push(45, 'c');
+    expect(window.take(20)?.base64).toBe(frame(0, 'b').base64);
+    expect(window.take(40)?.base64).toBe(frame(0, 'b').base64);
+    push(50, 'd');
+    push(55, 'e');
+    expect(window.take(60)?.base64).toBe(frame(0, 'e').base64);
+    expect(window.size).toBe(1);
+    expect(acks).toEqual(['a', 'b', 'c', 'd', 'e']);
+  });
+
+  it('takes the earliest frame for a moment before any was drawn', () => {
+    const window = new FrameWindow();
+    window.push(frame(100, 'late'), () => undefined);
+    expect(window.take(50)?.base64).toBe(frame(0, 'late').base64);
+  });
+
+  it('holds back acknowledgements when the consumer falls behind, so memory stays flat', () => {
+    const window = new FrameWindow(3);
+    const acked: number[] = [];
+    for (let i = 0; i < 10; i++) window.push(frame(1000 + i, String(i)), () => acked.push(i));
+    expect(acked).toEqual([0, 1, 2]);
+    window.take(1005);
+    expect(window.size).toBeLessThanOrEqual(5);
+    expect(acked).toEqual(expect.arrayContaining([3, 4, 5, 6, 7]));
+  });
+
+  it('yields exactly frameCount frames paced by the clock', async () => {
+    const window = new FrameWindow();
+    const started = Date.now();
+    window.push(frame(started - 5, 'x'), () => undefined);
+    const frames: Buffer[] = [];
+    for await (const data of constantRate(window, { fps: 50, frameCount: 10, latencyMs: 20, signal: new AbortController().signal, fallback: async () => Buffer.from('none') })) frames.push(data);
+    expect(frames).toHaveLength(10);
+    expect(frames.every((data) => data.toString() === 'x')).toBe(true);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(180);
+  });
+
+  it('falls back to a still when the screencast sent nothing', async () => {
+    const frames: string[] = [];
+    for await (const data of constantRate(new FrameWindow(), { fps: 100, frameCount: 3, latencyMs: 5, signal: new AbortController().signal, fallback: async () => Buffer.from('still') })) frames.push(data.toString());
+    expect(frames).toEqual(['still', 'still', 'still']);
+  });
+});
+
+describe('ffmpeg arguments', () => {
+  it('maps quality 1..100 onto CRF, better quality lower CRF', () => {
+    expect(crfFor('mp4', 100)).toBe(18);
+    expect(crfFor('mp4', 1)).toBe(45);
+    expect(crfFor('mp4', 90)).toBeLessThan(crfFor('mp4', 50));
+    expect(crfFor('webm', 90)).toBe(32);
+  });
+
+  it('makes mp4 sides even by cropping and leaves webm as it is', () => {
+    expect(outputSize('mp4', 641, 361)).toEqual({ width: 640, height: 360 });
+    expect(outputSize('webm', 641, 361)).toEqual({ width: 641, height: 361 });
+    const args = ffmpegArgs({ format: 'mp4', fps: 30, width: 641, height: 361, quality: 90, input: 'jpeg', output: 'out.mp4' });
+    expect(args.join(' ')).toContain('-vf scale=641:361,crop=640:360:0:0,format=yuv420p');
+    expect(args.join(' ')).toContain('-movflags +faststart');
+    expect(args.join(' ')).toContain('-c:v libx264');
+    expect(ffmpegArgs({ format: 'webm', fps: 24, width: 640, height: 360, quality: 90, input: 'jpeg', output: 'out.webm' }).join(' ')).toMatch(/-framerate 24 .*-c:v libvpx-vp9/);
+  });
+});
+
+describe('finding ffmpeg', () => {
+  it('prefers the option, then CAPTURE_FFMPEG_PATH, then PATH', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'ffmpeg-find-'));
+    try {
+      const fake = path.join(dir, 'ffmpeg');
+      await writeFile(fake, '#!/bin/sh\n');
+      await chmod(fake, 0o755);
+      expect(await findFfmpeg(fake, {})).toBe(fake);
+      expect(await findFfmpeg(undefined, { CAPTURE_FFMPEG_PATH: fake })).toBe(fake);
+      expect(await findFfmpeg(undefined, { PATH: dir })).toBe(fake);
+      await expect(findFfmpeg(path.join(dir, 'nope'), {})).rejects.toThrow(/not found/);
+      await expect(findFfmpeg(undefined, { PATH: path.join(dir, 'empty') })).rejects.toMatchObject({ code: 'INTERNAL_ERROR', message: expect.stringMatching(/No ffmpeg found/) });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('encode-video stage', () => {
+  let dir: string;
+  let jpeg: Buffer;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'encode-video-'));
+    jpeg = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3366cc' } }).jpeg().toBuffer();
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  /** Runs the encode stage the way the engine does: cleanups in reverse order, whatever happened. */
+  async function encode(frames: AsyncIterable<Buffer>, options: { ffmpegPath?: string; format?: 'mp4' | 'webm'; signal?: AbortSignal } = {}): Promise<CaptureContext> {
+    const plugin = encodeVideo({ ffmpegPath: options.ffmpegPath, tempDir: dir });
+    const stage = plugin.stages?.[0];
+    if (!stage) throw new Error('no stage');
+    const cleanups: (() => unknown)[] = [];
+    const captured: FrameStream = { kind: 'frames', fps: 10, width: 64, height: 48, frameCount: 10, encoding: 'jpeg', frames };
+    const ctx = {
+      id: `t${Math.random().toString(36).slice(2)}`,
+      params: parseCaptureParams({ url: 'http://example.com', format: options.format ?? 'mp4' }),
+      signal: options.signal ?? new AbortController().signal,
+      captured,
+      state: new Map(),
+      defer: (cleanup: () => unknown) => cleanups.push(cleanup),
+      warn: () => undefined,
+    } as unknown as CaptureContext;
+    try {
+      await stage.run(ctx);
+    } finally {
+      for (const cleanup of cleanups.reverse()) await cleanup();
+    }
+    return ctx;
+  }
+
+  async function* repeat(count: number, delayMs = 0): AsyncGenerator<Buffer> {
+    for (let i = 0; i < count; i++) {
+      if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
+      yield jpeg;
+    }
+  }
+
+  it('streams frames into a playable file that it hands over', async () => {
+    for (const format of ['mp4', 'webm'] as const) {
+      const ctx = await encode(repeat(10), { format });
+      const output = ctx.output;
+      expect(output).toMatchObject({ format, extension: format, contentType: `video/${format}`, width: 64, height: 48 });
+      const info = await probe(output?.path as string);
+      expect(info).toMatchObject({ codec: format === 'mp4' ? 'h264' : 'vp9', frames: 10, pixFmt: 'yuv420p' });
+      await rm(output?.path as string);
+    }
+  });
+
+  it('reports an ffmpeg failure as CAPTURE_FAILED with its stderr, and leaves no file', async () => {
+    const fake = path.join(dir, 'failing-ffmpeg');
+    await writeFile(fake, '#!/bin/sh\necho "simulated encoder failure" >&2\nexit 3\n');
+    await chmod(fake, 0o755);
+    const error = await encode(repeat(50), { ffmpegPath: fake }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CaptureError);
+    expect(error).toMatchObject({ code: 'CAPTURE_FAILED', details: { reason: 'encoder' } });
+    expect((error as Error).message).toMatch(/exited with code 3: simulated encoder failure/);
+    expect((await readdir(dir)).filter((name) => /\.(mp4|webm)$/.test(name))).toEqual([]);
+  });
+
+  it('kills ffmpeg and removes the partial file on abort', async () => {
+    const controller = new AbortController();
+    const before = await ffmpegChildren();
+    setTimeout(() => controller.abort(new CaptureError('CAPTURE_TIMEOUT', 'budget')), 300);
+    const error = await encode(repeat(1000, 20), { signal: controller.signal }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'CAPTURE_TIMEOUT' });
+    expect(await ffmpegChildren()).toBe(before);
+    expect((await readdir(dir)).filter((name) => /\.(mp4|webm)$/.test(name))).toEqual([]);
+  });
+});
