@@ -71,6 +71,17 @@ const BASE_CONTEXT_OPTIONS: BrowserContextOptions = {
   javaScriptEnabled: true,
 };
 
+/** A wedged renderer must not hold a capture slot: closing its context gives up after this. */
+const CLOSE_TIMEOUT_MS = 5_000;
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
 /**
  * Pages must not be able to stall a capture with dialogs: a modal blocks the page's main thread until
  * answered, and an `alert` loop would block it for ever. Playwright's auto-dismiss stays the backstop.
@@ -207,11 +218,12 @@ export class BrowserPool {
   }
 
   private async dispose(slot: Slot): Promise<void> {
-    await slot.context.close().catch(() => undefined);
+    // A dead browser took its contexts with it; asking it to close one only waits for a timeout.
+    if (slot.generation.browser.isConnected()) await withTimeout(slot.context.close(), CLOSE_TIMEOUT_MS).catch(() => undefined);
     await slot.prepared.dispose().catch(() => undefined);
     slot.generation.open--;
     if (slot.generation.retired && slot.generation.open === 0) {
-      await slot.generation.browser.close().catch(() => undefined);
+      await withTimeout(slot.generation.browser.close(), CLOSE_TIMEOUT_MS).catch(() => undefined);
     }
   }
 
@@ -300,7 +312,7 @@ export class BrowserPool {
     await Promise.all(this.warm.splice(0).map((slot) => this.dispose(slot)));
     while (this.warming > 0) await new Promise((resolve) => setTimeout(resolve, 10));
     await this.launching?.catch(() => undefined);
-    await this.current?.browser.close().catch(() => undefined);
+    await withTimeout(this.current?.browser.close() ?? Promise.resolve(), CLOSE_TIMEOUT_MS).catch(() => undefined);
     this.current = undefined;
   }
 }
