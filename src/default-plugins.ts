@@ -2,6 +2,8 @@ import type { CapturePlugin } from './types.js';
 import type { ResolvedEngineOptions } from './options.js';
 import { geolocation } from '../plugins/geolocation/index.js';
 import { hideSelectors } from '../plugins/hide-selectors/index.js';
+import { blockAds } from '../plugins/block-ads/index.js';
+import { blockCookies } from '../plugins/block-cookies/index.js';
 import { staticScenario } from '../plugins/scenario-static/index.js';
 import { encodeImage } from '../plugins/encode-image/index.js';
 import { scrollScenario } from '../plugins/scenario-scroll/index.js';
@@ -17,6 +19,8 @@ import { storeStage } from './store-stage.js';
 export function defaultPlugins(options: Readonly<ResolvedEngineOptions>, storage: CaptureStorage): CapturePlugin[] {
   return [
     geolocation(),
+    blockAds(options.adBlocking),
+    blockCookies(options.cookieBanners),
     hideSelectors(),
     staticScenario({ maxFullPageHeight: options.maxFullPageHeight }),
     encodeImage(),

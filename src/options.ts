@@ -6,6 +6,8 @@ import type { KeyStore } from '../plugins/auth/key-store.js';
 import type { LimiterStore } from '../plugins/policy/limiter-store.js';
 import type { TierName, TierLimits } from '../plugins/policy/tiers.js';
 import type { Resolver } from './egress/index.js';
+import type { BlockAdsOptions } from '../plugins/block-ads/index.js';
+import type { BlockCookiesOptions } from '../plugins/block-cookies/index.js';
 import { findChromium } from './chromium-path.js';
 import { consoleLogger } from './logger.js';
 
@@ -61,12 +63,16 @@ export interface CaptureEngineOptions {
   ffmpegPath?: string;
   /** Where log lines go. Keys and secrets are never logged. @default JSON lines on stderr */
   log?: Logger;
+  /** `block_ads`: filter lists (files or URLs), prebuilt engine, cache. @default EasyList + EasyPrivacy from Debian's webext-ublock-origin-chromium, cached in `<tempDir>/adblock` */
+  adBlocking?: BlockAdsOptions;
+  /** `block_cookies`: how long to wait for autoconsent, extra CMP selectors. @default see BlockCookiesOptions */
+  cookieBanners?: BlockCookiesOptions;
 }
 
 export type ResolvedEngineOptions = Required<
-  Omit<CaptureEngineOptions, 'connectEndpoint' | 'resolver' | 'storage' | 'keyStore' | 'limiterStore' | 'ffmpegPath' | 'apiKeys' | 'executablePath'>
+  Omit<CaptureEngineOptions, 'connectEndpoint' | 'resolver' | 'storage' | 'keyStore' | 'limiterStore' | 'ffmpegPath' | 'apiKeys' | 'executablePath' | 'adBlocking' | 'cookieBanners'>
 > &
-  Pick<CaptureEngineOptions, 'connectEndpoint' | 'resolver' | 'storage' | 'keyStore' | 'limiterStore' | 'ffmpegPath' | 'apiKeys'> & {
+  Pick<CaptureEngineOptions, 'connectEndpoint' | 'resolver' | 'storage' | 'keyStore' | 'limiterStore' | 'ffmpegPath' | 'apiKeys' | 'adBlocking' | 'cookieBanners'> & {
     executablePath: string;
   };
 

@@ -1,0 +1,118 @@
+import path from 'node:path';
+import type { PlaywrightBlocker } from '@ghostery/adblocker-playwright';
+import type { Request as PlaywrightRequest } from 'playwright-core';
+import type { CaptureContext, CapturePlugin, Logger } from '../../src/types.js';
+import { abortable, bestEffort } from '../../src/deadline.js';
+import { loadEngine, type PrebuiltEngine } from './engine-cache.js';
+import { applyCosmeticPass } from './cosmetic-pass.js';
+
+export { findDefaultLists } from './filter-lists.js';
+export { loadEngine, type PrebuiltEngine } from './engine-cache.js';
+
+export interface BlockAdsOptions {
+  /**
+   * Filter lists: file paths or http(s) URLs (downloaded, cached in `cacheDir`).
+   * @default EasyList and EasyPrivacy from Debian's `webext-ublock-origin-chromium`
+   * @example ['https://easylist.to/easylist/easylist.txt', '/etc/capture/extra-filters.txt']
+   */
+  lists?: string[];
+  /** Use Ghostery's prebuilt engine instead of lists (needs the network once). @default undefined */
+  prebuilt?: PrebuiltEngine;
+  /** Where the serialized engine and downloaded lists live. @default `<tempDir>/adblock` */
+  cacheDir?: string;
+  /** Downloaded lists are refreshed when older than this. @default 86400000 (24 h) */
+  maxListAgeMs?: number;
+  /** Used for list URLs and prebuilt engines. @default globalThis.fetch */
+  fetch?: typeof globalThis.fetch;
+  /** Time the last cosmetic pass may take before the capture goes on without it. @default 1000 */
+  cosmeticPassBudgetMs?: number;
+}
+
+const PLUGIN = 'block-ads';
+
+interface PageState {
+  blocker: PlaywrightBlocker;
+  /** URLs the engine refused on this page: their elements are collapsed in the last pass. */
+  blocked: Set<string>;
+}
+
+/**
+ * `block_ads`: network blocking and cosmetic filtering with Ghostery's engine on EasyList and
+ * EasyPrivacy. Routing every request turns Chromium's HTTP cache off for the page, so it is set
+ * up only for captures that ask for it. The engine is loaded on first use, from a serialized
+ * copy on disk when the lists have not changed.
+ */
+export function blockAds(options: BlockAdsOptions = {}): CapturePlugin {
+  let engine: Promise<PlaywrightBlocker> | undefined;
+  let source: Parameters<typeof loadEngine>[0] | undefined;
+  let log: Logger | undefined;
+  const cosmeticBudget = options.cosmeticPassBudgetMs ?? 1000;
+
+  const blocker = (): Promise<PlaywrightBlocker> => {
+    if (!source) throw new Error('block-ads used before setup');
+    const loading = source;
+    engine ??= loadEngine(loading).then(
+      (loaded) => {
+        log?.info('ad blocking engine ready', { origin: loaded.origin, ms: loaded.ms });
+        return loaded.blocker;
+      },
+      (error: unknown) => {
+        engine = undefined; // the next capture tries again (lists installed, network back)
+        throw error;
+      },
+    );
+    return engine;
+  };
+
+  const lastPass = async (ctx: CaptureContext): Promise<void> => {
+    const state = ctx.state.get(PLUGIN) as PageState | undefined;
+    if (!state) return;
+    await bestEffort(() => applyCosmeticPass(state.blocker, ctx.page, state.blocked), cosmeticBudget, ctx.signal);
+  };
+
+  return {
+    name: PLUGIN,
+    setup(host) {
+      log = host.log;
+      source = {
+        lists: options.lists,
+        prebuilt: options.prebuilt,
+        cacheDir: options.cacheDir ?? path.join(host.options.tempDir, 'adblock'),
+        maxListAgeMs: options.maxListAgeMs ?? 24 * 3600_000,
+        fetch: options.fetch ?? globalThis.fetch,
+      };
+    },
+    stages: [
+      {
+        name: 'enable',
+        phase: 'prepare',
+        when: (params) => params.block_ads,
+        run: async (ctx) => {
+          let loaded: PlaywrightBlocker;
+          try {
+            loaded = await abortable(blocker(), ctx.signal);
+          } catch (error) {
+            if (ctx.signal.aborted) throw error;
+            // Ads in a capture are better than no capture; the operator sees why.
+            ctx.warn('ad blocking unavailable, capturing without it', error);
+            return;
+          }
+          const state: PageState = { blocker: loaded, blocked: new Set() };
+          const onFailed = (request: PlaywrightRequest): void => {
+            if (request.failure()?.errorText === 'net::ERR_BLOCKED_BY_CLIENT') state.blocked.add(request.url());
+          };
+          ctx.page.on('requestfailed', onFailed);
+          await loaded.enableBlockingInPage(ctx.page);
+          ctx.state.set(PLUGIN, state);
+          ctx.defer(async () => {
+            ctx.page.off('requestfailed', onFailed);
+            if (loaded.isBlockingEnabled(ctx.page)) await loaded.disableBlockingInPage(ctx.page);
+          });
+        },
+      },
+      { name: 'cosmetic-pass', phase: 'settle', when: (params) => params.block_ads, run: lastPass },
+      // With a `delay`, ads have time to arrive after settle: look once more just before the shot.
+      { name: 'late-cosmetic-pass', phase: 'capture', when: (params) => params.block_ads && params.delay > 0, run: lastPass },
+    ],
+  };
+}

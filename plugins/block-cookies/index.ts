@@ -1,0 +1,142 @@
+import type { Disposable } from 'playwright-core';
+import type { CaptureContext, CapturePlugin } from '../../src/types.js';
+import { bestEffort, sleep } from '../../src/deadline.js';
+import { autoconsentInitScript, STATE_KEY } from './autoconsent-script.js';
+import { isSettled, readConsentStates, type FrameConsentState, type SettleTimings } from './autoconsent-state.js';
+import type { FallbackInput } from './consent-fallback.js';
+import { runFallback, type PageReport } from './run-fallback.js';
+import { CONSENT_BUTTON_WORDS, CONSENT_WORDS, KNOWN_CMP_SELECTORS } from './cmp-selectors.js';
+
+export { KNOWN_CMP_SELECTORS } from './cmp-selectors.js';
+
+export interface BlockCookiesOptions {
+  /**
+   * Longest wait for autoconsent to opt out of a banner it found, in ms; the cosmetic fallback
+   * hides whatever is left after it. A page without a banner never waits. @default 1000
+   */
+  optOutWaitMs?: number;
+  /** After autoconsent's first look at the page, how long to listen for a CMP it detects. @default 100 */
+  firstPassMs?: number;
+  /** Time the cosmetic fallback may take in all frames together. @default 1000 */
+  fallbackBudgetMs?: number;
+  /** Extra selectors of consent UIs to hide, for CMPs the built-in list misses. @default [] */
+  extraSelectors?: string[];
+}
+
+const PLUGIN = 'block-cookies';
+const MARK = 'block-cookies';
+
+interface CookieState {
+  /** Whether a consent UI was seen on this page, by autoconsent or by the fallback. */
+  consentSeen: boolean;
+  /** What autoconsent reported when we last looked. */
+  autoconsent: FrameConsentState[];
+}
+
+/** What block_cookies did on one capture, in `ctx.state.get('block-cookies:result')`. */
+export interface BlockCookiesResult {
+  /** Frames where autoconsent found a CMP's popup, and whether it opted out in time. */
+  autoconsent: { cmp: string; url: string; optedOut: boolean }[];
+  fallback: Omit<PageReport, 'autoconsent' | 'held'>;
+}
+
+/**
+ * `block_cookies`: dismisses cookie banners and privacy notices the way a person would want the
+ * page: autoconsent opts out where its rules know the CMP (in every frame), then a cosmetic
+ * fallback hides what is left and removes the backdrop and scroll lock a dialog leaves.
+ */
+export function blockCookies(options: BlockCookiesOptions = {}): CapturePlugin {
+  const optOutWaitMs = options.optOutWaitMs ?? 1000;
+  const waits: SettleTimings = { firstPassMs: options.firstPassMs ?? 100, popupGraceMs: 400 };
+  const fallbackBudgetMs = options.fallbackBudgetMs ?? 1000;
+  const input = (hold: boolean, consentSeen: boolean): FallbackInput => ({
+    selectors: [...KNOWN_CMP_SELECTORS, ...(options.extraSelectors ?? [])],
+    consentWords: CONSENT_WORDS,
+    buttonWords: CONSENT_BUTTON_WORDS,
+    mark: MARK,
+    hold,
+    consentSeen,
+    stateKey: STATE_KEY,
+  });
+
+  const record = (ctx: CaptureContext, state: CookieState, report: PageReport): void => {
+    if (report.known + report.heuristic + report.consentFrames > 0) state.consentSeen = true;
+    const handled = state.autoconsent.filter((frame) => frame.popupAt > 0).map(({ cmp, url, optedOut }) => ({ cmp, url, optedOut }));
+    const { known, heuristic, overlays, unlocked, consentFrames } = report;
+    ctx.state.set(`${PLUGIN}:result`, { autoconsent: handled, fallback: { known, heuristic, overlays, unlocked, consentFrames } } satisfies BlockCookiesResult);
+  };
+
+  const clean = async (ctx: CaptureContext, state: CookieState): Promise<void> => {
+    await bestEffort(
+      async () => {
+        const report = await runFallback(ctx.page, input(false, state.consentSeen));
+        if (report.autoconsent.length > 0) state.autoconsent = report.autoconsent;
+        state.consentSeen ||= state.autoconsent.some((frame) => frame.popupAt > 0);
+        record(ctx, state, report);
+      },
+      fallbackBudgetMs,
+      ctx.signal,
+    );
+  };
+
+  return {
+    name: PLUGIN,
+    stages: [
+      {
+        name: 'inject-autoconsent',
+        phase: 'prepare',
+        when: (params) => params.block_cookies,
+        run: async (ctx) => {
+          // An init script runs in every frame, iframes included, before the page's own scripts.
+          const script: Disposable = await ctx.page.addInitScript({ content: autoconsentInitScript(ctx.params.url) });
+          ctx.defer(() => script.dispose());
+          ctx.state.set(PLUGIN, { consentSeen: false, autoconsent: [] } satisfies CookieState);
+        },
+      },
+      {
+        name: 'dismiss',
+        phase: 'settle',
+        when: (params) => params.block_cookies,
+        run: async (ctx) => {
+          const state = ctx.state.get(PLUGIN) as CookieState | undefined;
+          if (!state) return;
+          // One look per frame. A page that shows nothing consent-like is done with it (the look
+          // installed the stylesheet for CMPs that come later): it never waits for autoconsent.
+          let look: PageReport | undefined;
+          await bestEffort(async () => {
+            look = await runFallback(ctx.page, input(true, false));
+          }, fallbackBudgetMs, ctx.signal);
+          if (!look) return;
+          state.autoconsent = look.autoconsent;
+          const detected = state.autoconsent.some((frame) => frame.detectedAt > 0);
+          if (!look.held && !detected) {
+            record(ctx, state, look);
+            return;
+          }
+          state.consentSeen = look.held;
+          await bestEffort(
+            async (signal) => {
+              while (!isSettled(state.autoconsent, Date.now(), waits)) {
+                await sleep(25, signal);
+                state.autoconsent = await readConsentStates(ctx.page);
+              }
+            },
+            optOutWaitMs,
+            ctx.signal,
+          );
+          await clean(ctx, state);
+        },
+      },
+      {
+        // A banner that arrives during `delay` (tag managers often load CMPs late) is caught here.
+        name: 'late-dismiss',
+        phase: 'capture',
+        when: (params) => params.block_cookies && params.delay > 0,
+        run: async (ctx) => {
+          const state = ctx.state.get(PLUGIN) as CookieState | undefined;
+          if (state) await clean(ctx, state);
+        },
+      },
+    ],
+  };
+}
