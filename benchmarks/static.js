@@ -63,8 +63,8 @@ const QUICK = truthy(opt('quick', 'BENCH_QUICK', 'false'));
 const cfg = {
   quick: QUICK,
   iterations: Number(opt('iterations', 'BENCH_ITERATIONS', QUICK ? 3 : 5)),
-  peerIterations: Number(opt('peer-iterations', 'BENCH_PEER_ITERATIONS', QUICK ? 2 : 3)),
-  windowMs: Number(opt('window', 'BENCH_WINDOW_MS', QUICK ? 1000 : 2000)),
+  peerIterations: Number(opt('peer-iterations', 'BENCH_PEER_ITERATIONS', 2)),
+  windowMs: Number(opt('window', 'BENCH_WINDOW_MS', QUICK ? 1000 : 1500)),
   minRounds: QUICK ? 1 : 2,
   contenders: list(opt('contenders', 'BENCH_CONTENDERS', CONTENDER_NAMES.join(','))),
   pages: list(opt('pages', 'BENCH_PAGES', 'simple,heavy')),
