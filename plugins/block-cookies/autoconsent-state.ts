@@ -14,6 +14,8 @@ export interface FrameConsentState {
 }
 
 export interface SettleTimings {
+  /** How long to wait for autoconsent to start looking at all (it starts when the page is idle). */
+  startMs: number;
   /** After the top frame's first detection pass started, how long to listen for a CMP. */
   firstPassMs: number;
   /** After a CMP is detected, how long to wait for its popup to show. */
@@ -37,12 +39,18 @@ export async function readConsentStates(page: Page): Promise<FrameConsentState[]
 
 /**
  * Done waiting when no frame has a popup being opted out of, no detected CMP is still within its
- * grace for showing a popup, and the top frame's first pass had `firstPassMs` to report one.
+ * grace for showing a popup, and the top frame's first pass had `firstPassMs` to report one (or
+ * autoconsent did not start within `startMs` of `since`: a busy page, the fallback takes over).
  */
-export function isSettled(states: readonly FrameConsentState[], now: number, { firstPassMs, popupGraceMs }: SettleTimings): boolean {
+export function isSettled(
+  states: readonly FrameConsentState[],
+  now: number,
+  since: number,
+  { startMs, firstPassMs, popupGraceMs }: SettleTimings,
+): boolean {
   if (states.some((s) => s.popupAt > 0 && s.finishedAt === 0)) return false;
   if (states.some((s) => s.detectedAt > 0 && s.popupAt === 0 && now - s.detectedAt < popupGraceMs)) return false;
   const top = states.find((s) => s.top);
-  if (!top || top.firstAttemptAt === 0) return false;
+  if (!top || top.firstAttemptAt === 0) return now - since >= startMs;
   return top.detectedAt > 0 || now - top.firstAttemptAt >= firstPassMs;
 }

@@ -17,6 +17,8 @@ export interface BlockCookiesOptions {
   optOutWaitMs?: number;
   /** After autoconsent's first look at the page, how long to listen for a CMP it detects. @default 100 */
   firstPassMs?: number;
+  /** How long a page showing a consent UI waits for autoconsent to start at all. @default 250 */
+  startMs?: number;
   /** Time the cosmetic fallback may take in all frames together. @default 1000 */
   fallbackBudgetMs?: number;
   /** Extra selectors of consent UIs to hide, for CMPs the built-in list misses. @default [] */
@@ -47,7 +49,7 @@ export interface BlockCookiesResult {
  */
 export function blockCookies(options: BlockCookiesOptions = {}): CapturePlugin {
   const optOutWaitMs = options.optOutWaitMs ?? 1000;
-  const waits: SettleTimings = { firstPassMs: options.firstPassMs ?? 100, popupGraceMs: 400 };
+  const waits: SettleTimings = { startMs: options.startMs ?? 250, firstPassMs: options.firstPassMs ?? 100, popupGraceMs: 300 };
   const fallbackBudgetMs = options.fallbackBudgetMs ?? 1000;
   const input = (hold: boolean, consentSeen: boolean): FallbackInput => ({
     selectors: [...KNOWN_CMP_SELECTORS, ...(options.extraSelectors ?? [])],
@@ -114,9 +116,10 @@ export function blockCookies(options: BlockCookiesOptions = {}): CapturePlugin {
             return;
           }
           state.consentSeen = look.held;
+          const since = Date.now();
           await bestEffort(
             async (signal) => {
-              while (!isSettled(state.autoconsent, Date.now(), waits)) {
+              while (!isSettled(state.autoconsent, Date.now(), since, waits)) {
                 await sleep(25, signal);
                 state.autoconsent = await readConsentStates(ctx.page);
               }

@@ -5,15 +5,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Request } from '@ghostery/adblocker-playwright';
-import { CORPUS } from '../fixtures/corpus/manifest.js';
+import { CORPUS, VIEWPORT } from '../fixtures/corpus/manifest.js';
+import { ADAPTERS, startApp, type RunningApp } from '../helpers/adapters.js';
+import { decode } from '../helpers/pixels.js';
 import { findDefaultLists, loadEngine } from '../../plugins/block-ads/index.js';
 import { colourAt, isAd, isContent, openCorpus, shoot, type Corpus } from './block-corpus.js';
 
 const withAds = CORPUS.filter((page) => page.ads.length > 0);
 
+const KEY = 'ce_test_pro_blocking_0123456789abcdef';
+
 let corpus: Corpus;
 beforeAll(async () => {
-  corpus = await openCorpus();
+  corpus = await openCorpus({ apiKeys: [{ key: KEY, tier: 'PRO' }], tiers: { PRO: { requestsPerMinute: 1000 } } });
 });
 afterAll(async () => {
   await corpus?.close();
@@ -53,6 +57,34 @@ describe('block_ads on the corpus', () => {
     const shot = await shoot(corpus, page, { block_ads: true });
     expect(isContent(shot, [1100, 400])).toBe(true);
     expect(corpus.server.hits.map((hit) => hit.path)).toContain('/assets/site.css');
+  });
+});
+
+describe.each(ADAPTERS)('block_ads and block_cookies over HTTP on %s', (adapter) => {
+  let app: RunningApp;
+  beforeAll(async () => {
+    app = await startApp(adapter, corpus.engine);
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('GET with both flags returns a clean page', async () => {
+    const page = CORPUS.find((p) => p.name === 'ads-and-consent')!;
+    const query = new URLSearchParams({
+      url: corpus.server.url(page.host, page.path),
+      viewport_width: String(VIEWPORT.width),
+      viewport_height: String(VIEWPORT.height),
+      delay: String(page.delay),
+      wait_until: 'load',
+      block_ads: 'true',
+      block_cookies: '1',
+      api_key: KEY,
+    });
+    const response = await fetch(`${app.origin}/api/v1/capture?${query}`);
+    expect(response.status).toBe(200);
+    const shot = { image: await decode(Buffer.from(await response.arrayBuffer())), height: VIEWPORT.height, inspection: undefined, ms: 0 };
+    for (const point of [...page.ads, page.banner!]) expect(isContent(shot, point), `clean at ${point}, got ${colourAt(shot, point)}`).toBe(true);
   });
 });
 
