@@ -15,13 +15,14 @@ export async function capturePlugin(fastify: FastifyInstance, { engine }: Captur
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
 
-  const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+  const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const signal = abortOnDisconnect(reply.raw);
     const httpRequest = await toHttpRequest(request.raw, { bodyLimit: engine.options.bodyLimit, url: request.raw.url });
     const response = await engine.handle(httpRequest, { signal });
     afterResponse(reply.raw, response);
     if (httpRequest.bodyTooLarge) reply.header('Connection', 'close');
-    await reply.code(response.status).headers(response.headers).send(response.body ?? '');
+    // Returned, not awaited: awaiting a reply whose client has gone waits for a 'finish' that never comes.
+    return reply.code(response.status).headers(response.headers).send(response.body ?? '');
   };
   const base = engine.options.basePath;
   for (const url of [`${base}/v1/capture`, `${base}/v1/*`, `${base}/files/*`]) fastify.all(url, handler);

@@ -310,7 +310,7 @@ export class BrowserPool {
     await this.queue.onIdle();
     while (this.active.size > 0) await Promise.allSettled([...this.active]);
     await Promise.all(this.warm.splice(0).map((slot) => this.dispose(slot)));
-    while (this.warming > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (const started = Date.now(); this.warming > 0 && Date.now() - started < CLOSE_TIMEOUT_MS; ) await new Promise((resolve) => setTimeout(resolve, 10));
     await this.launching?.catch(() => undefined);
     await withTimeout(this.current?.browser.close() ?? Promise.resolve(), CLOSE_TIMEOUT_MS).catch(() => undefined);
     this.current = undefined;

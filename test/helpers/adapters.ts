@@ -22,7 +22,8 @@ export interface RunningApp {
  */
 export async function startApp(adapter: AdapterName, engine: CaptureEngine): Promise<RunningApp> {
   if (adapter === 'fastify') {
-    const app = Fastify();
+    // The harness closes between suites; connections a client kept alive must not hold that up.
+    const app = Fastify({ forceCloseConnections: true });
     app.get('/health', async () => 'ok');
     app.post('/echo', async (request) => request.body);
     await app.register(capturePlugin, { engine });
