@@ -37,6 +37,11 @@ export interface CaptureEngineOptions {
   allowPrivateNetworks?: boolean;
   /** DNS resolver used by the egress guard. @default the system resolver */
   resolver?: Resolver;
+  /**
+   * Allows chosen non-public addresses without opening all private networks (an intranet host,
+   * a test fixture). @example (address, port) => address === '10.0.0.5' && port === 443
+   */
+  allowAddress?: (address: string, port: number) => boolean;
   /** Plugins added after the built-in ones. @default [] */
   plugins?: CapturePlugin[];
   /** Where `response_type=json` stores files. @default filesystem storage in `storageDir` */
@@ -70,9 +75,9 @@ export interface CaptureEngineOptions {
 }
 
 export type ResolvedEngineOptions = Required<
-  Omit<CaptureEngineOptions, 'connectEndpoint' | 'resolver' | 'storage' | 'keyStore' | 'limiterStore' | 'ffmpegPath' | 'apiKeys' | 'executablePath' | 'adBlocking' | 'cookieBanners'>
+  Omit<CaptureEngineOptions, 'connectEndpoint' | 'resolver' | 'allowAddress' | 'storage' | 'keyStore' | 'limiterStore' | 'ffmpegPath' | 'apiKeys' | 'executablePath' | 'adBlocking' | 'cookieBanners'>
 > &
-  Pick<CaptureEngineOptions, 'connectEndpoint' | 'resolver' | 'storage' | 'keyStore' | 'limiterStore' | 'ffmpegPath' | 'apiKeys' | 'adBlocking' | 'cookieBanners'> & {
+  Pick<CaptureEngineOptions, 'connectEndpoint' | 'resolver' | 'allowAddress' | 'storage' | 'keyStore' | 'limiterStore' | 'ffmpegPath' | 'apiKeys' | 'adBlocking' | 'cookieBanners'> & {
     executablePath: string;
   };
 
