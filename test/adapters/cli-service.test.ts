@@ -1,10 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { closedPort } from '../helpers/ports.js';
 import { childProcesses, isAlive } from '../helpers/processes.js';
+import { decode, near } from '../helpers/pixels.js';
 
 /** The service as `npm start` runs it: built CLI, real port, keys from the environment. */
 const cli = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
@@ -54,5 +57,19 @@ describe.skipIf(!existsSync(cli))('the service (npm start)', () => {
     expect(await exited).toBe(0);
     expect(output()).not.toContain(KEY);
     expect(browsers.filter(isAlive)).toEqual([]);
+  });
+});
+
+describe.skipIf(!existsSync(cli))('capture-engine shot', () => {
+  it('writes a capture to a file without a server', async () => {
+    const output = path.join(mkdtempSync(path.join(os.tmpdir(), 'capture-engine-shot-')), 'page.jpg');
+    const child = spawn(process.execPath, [cli, 'shot', fixtures.url('/solid?color=%2300ff00'), '-o', output, '--format', 'jpg', '--width', '300', '--height', '200'], {
+      env: { ...process.env, CAPTURE_ALLOW_PRIVATE_NETWORKS: 'true' },
+      stdio: 'ignore',
+    });
+    expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(0);
+    const image = await decode(readFileSync(output));
+    expect([image.width, image.height]).toEqual([300, 200]);
+    expect(near(image.at(150, 100), '#00ff00')).toBe(true);
   });
 });
