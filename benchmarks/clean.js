@@ -19,7 +19,7 @@ import { startCorpusServer, HOST_RESOLVER_RULES, corpusResolver } from '../test/
 import { CORPUS, COLOURS, VIEWPORT } from '../test/fixtures/corpus/manifest.js';
 
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')));
-const ROUNDS = Number(args.rounds ?? process.env.BENCH_ROUNDS ?? 5);
+const ROUNDS = Number(args.rounds ?? process.env.BENCH_ROUNDS ?? 3);
 const PAGES = args.pages ? CORPUS.filter((p) => args.pages.split(',').includes(p.name)) : CORPUS;
 const TARGET_MS = 300;
 const MODES = {

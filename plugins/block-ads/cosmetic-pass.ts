@@ -21,7 +21,8 @@ async function passOverFrame(blocker: PlaywrightBlocker, frame: Frame, topUrl: s
   const url = /^https?:/.test(frame.url()) ? frame.url() : topUrl;
   // Ghostery's own URL parsing (public suffix aware), as its network matching uses.
   const { hostname, domain } = Request.fromRawDetails({ url, type: 'main_frame' });
-  const features = await frame.$$eval(':root', extractFeaturesFromDOM);
+  // evaluate, not $$eval: $$eval would install Playwright's selector engine in the frame.
+  const features = await frame.evaluate(extractFeaturesFromDOM as () => ReturnType<typeof extractFeaturesFromDOM>);
   const { active, styles } = blocker.getCosmeticsFilters({
     url,
     hostname,

@@ -1,10 +1,10 @@
 import path from 'node:path';
 import type { PlaywrightBlocker } from '@ghostery/adblocker-playwright';
-import type { Request as PlaywrightRequest } from 'playwright-core';
 import type { CaptureContext, CapturePlugin, Logger } from '../../src/types.js';
 import { abortable, bestEffort } from '../../src/deadline.js';
 import { loadEngine, type PrebuiltEngine } from './engine-cache.js';
 import { applyCosmeticPass } from './cosmetic-pass.js';
+import { PageBlocking } from './page-blocking.js';
 
 export { findDefaultLists } from './filter-lists.js';
 export { loadEngine, type PrebuiltEngine } from './engine-cache.js';
@@ -29,12 +29,6 @@ export interface BlockAdsOptions {
 }
 
 const PLUGIN = 'block-ads';
-
-interface PageState {
-  blocker: PlaywrightBlocker;
-  /** URLs the engine refused on this page: their elements are collapsed in the last pass. */
-  blocked: Set<string>;
-}
 
 /**
  * `block_ads`: network blocking and cosmetic filtering with Ghostery's engine on EasyList and
@@ -65,9 +59,9 @@ export function blockAds(options: BlockAdsOptions = {}): CapturePlugin {
   };
 
   const lastPass = async (ctx: CaptureContext): Promise<void> => {
-    const state = ctx.state.get(PLUGIN) as PageState | undefined;
-    if (!state) return;
-    await bestEffort(() => applyCosmeticPass(state.blocker, ctx.page, state.blocked), cosmeticBudget, ctx.signal);
+    const blocking = ctx.state.get(PLUGIN) as PageBlocking | undefined;
+    if (!blocking) return;
+    await bestEffort(() => applyCosmeticPass(blocking.blocker, ctx.page, blocking.blocked), cosmeticBudget, ctx.signal);
   };
 
   return {
@@ -97,17 +91,10 @@ export function blockAds(options: BlockAdsOptions = {}): CapturePlugin {
             ctx.warn('ad blocking unavailable, capturing without it', error);
             return;
           }
-          const state: PageState = { blocker: loaded, blocked: new Set() };
-          const onFailed = (request: PlaywrightRequest): void => {
-            if (request.failure()?.errorText === 'net::ERR_BLOCKED_BY_CLIENT') state.blocked.add(request.url());
-          };
-          ctx.page.on('requestfailed', onFailed);
-          await loaded.enableBlockingInPage(ctx.page);
-          ctx.state.set(PLUGIN, state);
-          ctx.defer(async () => {
-            ctx.page.off('requestfailed', onFailed);
-            if (loaded.isBlockingEnabled(ctx.page)) await loaded.disableBlockingInPage(ctx.page);
-          });
+          const blocking = new PageBlocking(ctx.page, loaded);
+          ctx.defer(() => blocking.disable());
+          await blocking.enable(ctx.params.url);
+          ctx.state.set(PLUGIN, blocking);
         },
       },
       { name: 'cosmetic-pass', phase: 'settle', when: (params) => params.block_ads, run: lastPass },

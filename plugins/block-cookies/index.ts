@@ -91,7 +91,9 @@ export function blockCookies(options: BlockCookiesOptions = {}): CapturePlugin {
         run: async (ctx) => {
           // An init script runs in every frame, iframes included, before the page's own scripts.
           const script: Disposable = await ctx.page.addInitScript({ content: autoconsentInitScript(ctx.params.url) });
-          ctx.defer(() => script.dispose());
+          // Not awaited: commands to a page run in order, so a page used again would see it gone
+          // before anything else, and the capture does not wait a round trip for a closing page.
+          ctx.defer(() => void script.dispose().catch(() => undefined));
           ctx.state.set(PLUGIN, { consentSeen: false, autoconsent: [] } satisfies CookieState);
         },
       },
@@ -108,7 +110,11 @@ export function blockCookies(options: BlockCookiesOptions = {}): CapturePlugin {
           await bestEffort(async () => {
             look = await runFallback(ctx.page, input(true, false));
           }, fallbackBudgetMs, ctx.signal);
-          if (!look) return;
+          if (!look) {
+            // The look ran out of time (a heavy page, a busy machine): clean without waiting.
+            await clean(ctx, state);
+            return;
+          }
           state.autoconsent = look.autoconsent;
           const detected = state.autoconsent.some((frame) => frame.detectedAt > 0);
           if (!look.held && !detected) {

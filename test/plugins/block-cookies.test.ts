@@ -27,10 +27,12 @@ describe('block_cookies on the corpus', () => {
     const seen = after.inspection!;
     expect(seen.overflowY).not.toContain('hidden');
     expect(seen.bodyPosition).not.toBe('fixed');
+    expect(seen.blurred, 'no blur left on the content').toBe(false);
     expect(seen.scrollHeight).toBeGreaterThan(800);
     expect(seen.scrolledTo, 'the page scrolls after dismissal').toBeGreaterThan(0);
     if (page.scrollLocked) {
       const locked = before.inspection!.overflowY.includes('hidden') || before.inspection!.bodyPosition === 'fixed';
+      if (page.name === 'privacy-wall') expect(before.inspection!.blurred, 'the fixture really blurs the page').toBe(true);
       expect(locked, 'the fixture really locks scrolling').toBe(true);
     }
   });

@@ -13,6 +13,8 @@ export interface PageInspection {
   scrollHeight: number;
   /** window.scrollY after asking for 1000 px: > 0 when the page still scrolls. */
   scrolledTo: number;
+  /** Whether page content is still blurred (walls blur what they cover). */
+  blurred: boolean;
   cookies?: unknown;
 }
 
@@ -36,6 +38,7 @@ export function inspector(results: Map<string, PageInspection>): CapturePlugin {
               bodyPosition: getComputedStyle(document.body).position,
               scrollHeight: element.scrollHeight,
               scrolledTo: window.scrollY,
+              blurred: [...document.body.children].some((child) => /blur\(/.test(getComputedStyle(child).filter)),
             };
           });
           results.set(ctx.params.url, { ...seen, cookies: ctx.state.get('block-cookies:result') });
