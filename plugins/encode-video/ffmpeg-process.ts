@@ -49,7 +49,7 @@ export function startFfmpeg(binary: string, args: string[], output: string, sign
       child.stdin.end();
       const result = await child;
       throwIfAborted(signal);
-      if (result.failed) throw encoderFailed(result.exitCode, result.signal, stderr, output);
+      if (result.failed) throw encoderFailed(result, stderr, output);
     },
     async kill() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -58,8 +58,12 @@ export function startFfmpeg(binary: string, args: string[], output: string, sign
   };
 }
 
-function encoderFailed(exitCode: number | undefined, killedBy: string | undefined, stderr: string, output: string): CaptureError {
-  const how = killedBy ? `was killed by ${killedBy}` : `exited with code ${exitCode}`;
+function encoderFailed(result: { exitCode?: number; signal?: string; originalMessage?: string }, stderr: string, output: string): CaptureError {
+  const how = result.signal
+    ? `was killed by ${result.signal}`
+    : result.exitCode === undefined
+      ? `could not start (${result.originalMessage ?? 'unknown error'})`
+      : `exited with code ${result.exitCode}`;
   // The message reaches HTTP clients: keep the server's paths out of it.
   const tail = stderr.split(path.dirname(output) + path.sep).join('').trim().split('\n').slice(-5).join(' | ');
   return new CaptureError('CAPTURE_FAILED', `Video encoder failed: ffmpeg ${how}${tail ? `: ${tail}` : ''}`, {

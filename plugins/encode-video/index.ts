@@ -7,7 +7,6 @@ import { findFfmpeg } from './find-ffmpeg.js';
 import { CODECS, ffmpegArgs, isVideoFormatName, outputSize } from './ffmpeg-args.js';
 import { startFfmpeg } from './ffmpeg-process.js';
 
-export { crfFor, ffmpegArgs, outputSize } from './ffmpeg-args.js';
 export { findFfmpeg } from './find-ffmpeg.js';
 
 export interface EncodeVideoOptions {

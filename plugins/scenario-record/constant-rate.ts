@@ -1,3 +1,4 @@
+import { FrameClock } from './frame-clock.js';
 import type { FrameWindow } from './frame-window.js';
 import type { ScreencastFrame } from './screencast.js';
 
@@ -18,14 +19,14 @@ export interface ConstantRateOptions {
 /**
  * Turns the screencast's variable-rate frames into a constant rate by their timestamps: each tick
  * shows the frame that was on screen at that moment, repeating a frame while the page is still and
- * skipping frames drawn between ticks. Time starts when the encoder asks for the first frame.
+ * skipping frames drawn between ticks.
  */
 export async function* constantRate(window: FrameWindow, options: ConstantRateOptions): AsyncGenerator<Buffer> {
-  const start = Date.now();
+  const clock = new FrameClock(options.fps);
   let shown: ScreencastFrame | undefined;
   let data: Buffer | undefined;
   for (let index = 0; index < options.frameCount; index++) {
-    const moment = start + (index * 1000) / options.fps;
+    const moment = clock.at(index);
     await window.settle(moment, moment + options.latencyMs, options.signal);
     const frame = window.take(moment);
     if (frame && frame !== shown) {

@@ -37,6 +37,9 @@ export class FrameWindow {
    * for a page that stopped changing, at wall-clock time `until`.
    */
   async settle(moment: number, until: number, signal: AbortSignal): Promise<void> {
+    // Frames replaced before `moment` will never be shown: letting them go now lets a Chromium
+    // that waits for acknowledgements draw the frame this moment needs.
+    this.advance(moment);
     while ((this.entries.at(-1)?.frame.timestamp ?? Number.NEGATIVE_INFINITY) <= moment) {
       const left = until - Date.now();
       if (left <= 0) return;
@@ -46,11 +49,15 @@ export class FrameWindow {
 
   /** The frame on screen at `moment`: the last drawn at or before it, else the earliest there is. */
   take(moment: number): ScreencastFrame | undefined {
-    this.horizon = moment;
     // Pruning at the horizon leaves the last frame drawn by then first (or only later ones).
+    this.advance(moment);
+    return this.entries[0]?.frame;
+  }
+
+  private advance(moment: number): void {
+    this.horizon = Math.max(this.horizon, moment);
     this.prune();
     this.release();
-    return this.entries[0]?.frame;
   }
 
   /** Drops frames a later one replaces at the horizon already; acknowledging them lets Chromium go on. */

@@ -1,11 +1,7 @@
 import type { CapturePlugin } from '../../src/types.js';
 import { FrameWindow } from './frame-window.js';
 import { constantRate } from './constant-rate.js';
-import { captureViewport, startScreencast } from './screencast.js';
-
-export { startScreencast, captureViewport, type Screencast, type ScreencastFrame } from './screencast.js';
-export { FrameWindow } from './frame-window.js';
-export { constantRate } from './constant-rate.js';
+import { captureViewport, screencastFor } from './screencast.js';
 
 export interface RecordScenarioOptions {
   /** Frames per second of the video. @default engine option `fps` (30) */
@@ -37,12 +33,9 @@ export function recordScenario(options: RecordScenarioOptions = {}): CapturePlug
         run: async (ctx) => {
           const rate = fps ?? 30;
           const { viewport_width: width, viewport_height: height, duration } = ctx.params;
-          const cdp = await ctx.page.context().newCDPSession(ctx.page);
-          ctx.defer(() => cdp.detach().catch(() => undefined));
           const window = new FrameWindow();
           // Started now so the first frame is there when the encoder, started next, asks for it.
-          const screencast = await startScreencast(cdp, { width, height, quality }, (frame, ack) => window.push(frame, ack));
-          ctx.defer(() => screencast.stop());
+          const { cdp, screencast } = await screencastFor(ctx, quality, (frame, ack) => window.push(frame, ack));
           const frameCount = Math.round(duration * rate);
           async function* frames(): AsyncGenerator<Buffer> {
             try {

@@ -1,4 +1,5 @@
 import type { CDPSession } from 'playwright-core';
+import type { CaptureContext } from '../../src/types.js';
 
 /** One frame of Chromium's screencast, still base64 so frames that get dropped are never decoded. */
 export interface ScreencastFrame {
@@ -65,4 +66,20 @@ export async function startScreencast(
 export async function captureViewport(cdp: CDPSession, quality: number): Promise<Buffer> {
   const { data } = await cdp.send('Page.captureScreenshot', { format: 'jpeg', quality, optimizeForSpeed: true });
   return Buffer.from(data, 'base64');
+}
+
+/**
+ * Opens a CDP session on the capture's page and starts the screencast on it. Both end with the
+ * capture (stopped first, then detached), whatever happens.
+ */
+export async function screencastFor(
+  ctx: CaptureContext,
+  quality: number,
+  onFrame: (frame: ScreencastFrame, ack: () => void) => void,
+): Promise<{ cdp: CDPSession; screencast: Screencast }> {
+  const cdp = await ctx.page.context().newCDPSession(ctx.page);
+  ctx.defer(() => cdp.detach().catch(() => undefined));
+  const screencast = await startScreencast(cdp, { width: ctx.params.viewport_width, height: ctx.params.viewport_height, quality }, onFrame);
+  ctx.defer(() => screencast.stop());
+  return { cdp, screencast };
 }

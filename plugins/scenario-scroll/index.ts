@@ -1,10 +1,8 @@
 import type { CapturePlugin } from '../../src/types.js';
-import { startScreencast } from '../scenario-record/screencast.js';
+import { screencastFor } from '../scenario-record/screencast.js';
 import { LatestFrame } from './latest-frame.js';
 import { ScrollTimeline } from './timeline.js';
 import { scrollFrames } from './scroll-frames.js';
-
-export { ScrollTimeline, easeInOutCubic, type ScrollTimelineOptions } from './timeline.js';
 
 export interface ScrollScenarioOptions {
   /** Frames per second of the video. @default engine option `fps` (30) */
@@ -37,11 +35,8 @@ export function scrollScenario(options: ScrollScenarioOptions = {}): CapturePlug
         run: async (ctx) => {
           const rate = fps ?? 30;
           const { viewport_width: width, viewport_height: height, duration, scroll_by: scrollBy, scroll_delay: delayMs } = ctx.params;
-          const cdp = await ctx.page.context().newCDPSession(ctx.page);
-          ctx.defer(() => cdp.detach().catch(() => undefined));
           const latest = new LatestFrame();
-          const screencast = await startScreencast(cdp, { width, height, quality }, (frame, ack) => latest.push(frame, ack));
-          ctx.defer(() => screencast.stop());
+          const { cdp, screencast } = await screencastFor(ctx, quality, (frame, ack) => latest.push(frame, ack));
           const frameCount = Math.round(duration * rate);
           const timeline = new ScrollTimeline({ fps: rate, scrollBy, delayMs, animationMs: options.scrollAnimationMs ?? 800 });
           async function* frames(): AsyncGenerator<Buffer> {

@@ -1,6 +1,7 @@
 import type { CDPSession } from 'playwright-core';
 import { sleep, throwIfAborted } from '../../src/deadline.js';
 import { captureViewport, type ScreencastFrame } from '../scenario-record/screencast.js';
+import { FrameClock } from '../scenario-record/frame-clock.js';
 import type { LatestFrame } from './latest-frame.js';
 import type { ScrollTimeline } from './timeline.js';
 import { scrollPage } from './page-scroll.js';
@@ -35,10 +36,10 @@ export async function* scrollFrames(options: ScrollFramesOptions): AsyncGenerato
   let shown: ScreencastFrame | undefined;
   let data: Buffer | undefined;
 
-  const start = Date.now();
+  const clock = new FrameClock(options.fps);
   for (let index = 0; index < options.frameCount; index++) {
     throwIfAborted(signal);
-    const ahead = start + (index * 1000) / options.fps - Date.now();
+    const ahead = clock.at(index) - Date.now();
     if (ahead > 0) await sleep(ahead, signal);
     // The page may have grown since the last step (lazy content, infinite lists).
     if (index > 0 && timeline.startsStep(index)) page = await scrollPage(cdp, null);

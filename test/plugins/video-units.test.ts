@@ -10,7 +10,9 @@ import { ScrollTimeline } from '../../plugins/scenario-scroll/timeline.js';
 import { FrameWindow } from '../../plugins/scenario-record/frame-window.js';
 import { constantRate } from '../../plugins/scenario-record/constant-rate.js';
 import type { ScreencastFrame } from '../../plugins/scenario-record/screencast.js';
-import { crfFor, encodeVideo, ffmpegArgs, findFfmpeg, outputSize } from '../../plugins/encode-video/index.js';
+import { FrameClock } from '../../plugins/scenario-record/frame-clock.js';
+import { encodeVideo, findFfmpeg } from '../../plugins/encode-video/index.js';
+import { crfFor, ffmpegArgs, outputSize } from '../../plugins/encode-video/ffmpeg-args.js';
 import { ffmpegChildren, probe } from './video-fixtures.js';
 
 /** The video plugins' logic without a browser: timeline, resampling, ffmpeg arguments and process handling. */
@@ -89,6 +91,27 @@ describe('constant rate from screencast timestamps', () => {
     window.take(1005);
     expect(window.size).toBeLessThanOrEqual(5);
     expect(acked).toEqual(expect.arrayContaining([3, 4, 5, 6, 7]));
+  });
+
+  it('lets frames go while waiting, so a Chromium waiting for acknowledgements draws again', async () => {
+    const window = new FrameWindow(2);
+    const acked: number[] = [];
+    for (let i = 0; i < 4; i++) window.push(frame(1000 + i, String(i)), () => acked.push(i));
+    expect(acked).toEqual([0, 1]);
+    // The consumer, back after a pause, waits for a moment after every frame it holds.
+    await window.settle(2000, Date.now(), new AbortController().signal);
+    expect(acked).toEqual([0, 1, 2, 3]);
+    expect(window.size).toBe(1);
+  });
+
+  it('starts the clock when the encoder asks for its second frame', async () => {
+    const clock = new FrameClock(10);
+    const first = clock.at(0);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const second = clock.at(1);
+    expect(second - first).toBeGreaterThanOrEqual(150);
+    expect(Math.abs(second - Date.now())).toBeLessThanOrEqual(5);
+    expect(clock.at(2) - second).toBe(100);
   });
 
   it('yields exactly frameCount frames paced by the clock', async () => {
