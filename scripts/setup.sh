@@ -22,6 +22,8 @@ fi
 
 # Never download a browser: the system Chromium is used.
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
-if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
+# `npm install` installs the locked versions; `npm ci` is not used because its strict lock check
+# also demands other platforms' optional packages (rollup's), which the registry mirror may not list.
+npm install --no-audit --no-fund
 npm run build
 echo "setup: done ($(chromium --version 2>/dev/null || echo chromium), $(ffmpeg -version 2>/dev/null | head -1 | cut -d' ' -f1-3))"
