@@ -1,5 +1,5 @@
-import { once } from 'node:events';
 import path from 'node:path';
+import type { Writable } from 'node:stream';
 import { execa } from 'execa';
 import { CaptureError } from '../../src/errors.js';
 import { throwIfAborted } from '../../src/deadline.js';
@@ -43,8 +43,7 @@ export function startFfmpeg(binary: string, args: string[], output: string, sign
       for await (const frame of frames) {
         throwIfAborted(signal);
         if (child.stdin.write(frame)) continue;
-        const drained = once(child.stdin, 'drain').then(() => false, () => true);
-        if (await Promise.race([drained, exited])) break;
+        if (!(await drained(child.stdin))) break;
       }
       child.stdin.end();
       const result = await child;
@@ -56,6 +55,27 @@ export function startFfmpeg(binary: string, args: string[], output: string, sign
       await exited;
     },
   };
+}
+
+/**
+ * Waits until `stdin` takes more data: true on drain, false once ffmpeg has gone (the pipe errors or
+ * closes). Listeners are removed either way, so a recording of any length holds none of them.
+ */
+function drained(stdin: Writable): Promise<boolean> {
+  if (stdin.destroyed) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const settle = (ok: boolean) => (): void => {
+      stdin.off('drain', onDrain);
+      stdin.off('close', onGone);
+      stdin.off('error', onGone);
+      resolve(ok);
+    };
+    const onDrain = settle(true);
+    const onGone = settle(false);
+    stdin.on('drain', onDrain);
+    stdin.on('close', onGone);
+    stdin.on('error', onGone);
+  });
 }
 
 function encoderFailed(result: { exitCode?: number; signal?: string; originalMessage?: string }, stderr: string, output: string): CaptureError {

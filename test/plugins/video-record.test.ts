@@ -74,7 +74,8 @@ describe('scenario record', () => {
     const error = await capture.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CaptureError);
     expect(error).toMatchObject({ code: 'CAPTURE_FAILED', details: { reason: 'aborted' } });
-    expect(Date.now() - aborted).toBeLessThan(3000);
+    // Far sooner than the 20 s the recording would take (the browser context is closed first).
+    expect(Date.now() - aborted).toBeLessThan(10_000);
     expect(await ffmpegChildren()).toBe(before);
     expect(await filesIn(engine.options.tempDir)).toEqual(filesBefore);
   });

@@ -65,6 +65,17 @@ describe('scenario scroll', () => {
     expect(near((await frameAt(reveal.file, 1.9)).at(320, 180), '#ff00ff', 30)).toBe(true);
   });
 
+  it('follows the engine option fps', async () => {
+    const slow = await createTestEngine({ fps: 12 });
+    try {
+      const result = await slow.capture({ url: server.url('/bands'), scenario: 'scroll', viewport_width: 320, viewport_height: 240, duration: 1 });
+      results.push(result);
+      expect(await probe(videoPath(result))).toMatchObject({ frames: 12, frameRate: '12/1' });
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('keeps scrolling when the page grows at the bottom (infinite lists)', async () => {
     // 2000 px at first: step 2 stops at the bottom (1640), the page grows, step 3 reaches 2640.
     const { file } = await scroll('/grow', { format: 'mp4', duration: 3 });
