@@ -37,20 +37,12 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { killLeftovers, processTable, sampleTrees, stillRunning, treePids, waitQuiet } from './proc.js';
+import { parseArgs } from './args.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const DIST = path.join(HERE, '..', 'dist', 'src', 'index.js');
 
 // ------------------------------------------------------------------------------------ options
-function parseArgs(args) {
-  const out = {};
-  for (const a of args) {
-    const m = /^--([^=]+)(?:=(.*))?$/.exec(a);
-    if (!m) throw new Error(`unknown argument ${a} (see --help)`);
-    out[m[1]] = m[2] ?? 'true';
-  }
-  return out;
-}
 const argv = parseArgs(process.argv.slice(2));
 if (argv.help || argv.h) {
   const src = fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n');

@@ -33,20 +33,12 @@ import { fileURLToPath } from 'node:url';
 import { startFixtureServer } from './fixtures.js';
 import { CHROMIUM_PATH, CONTENDER_NAMES, ROOT, UNITS, unavailable, unitOf } from './contenders.js';
 import { TreeSampler, killLeftovers, stillRunning, waitQuiet } from './proc.js';
+import { parseArgs } from './args.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const PEERS = new Set(['capture-website', 'browserless']);
 
 // ------------------------------------------------------------------------------------ options
-function parseArgs(args) {
-  const out = {};
-  for (const a of args) {
-    const m = /^--([^=]+)(?:=(.*))?$/.exec(a);
-    if (!m) throw new Error(`unknown argument ${a} (see --help)`);
-    out[m[1]] = m[2] ?? 'true';
-  }
-  return out;
-}
 
 const argv = parseArgs(process.argv.slice(2));
 const opt = (name, env, dflt) => argv[name] ?? process.env[env] ?? dflt;

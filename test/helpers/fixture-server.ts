@@ -12,9 +12,10 @@ export interface FixtureServer {
   close(): Promise<void>;
 }
 
-type Handler = (req: IncomingMessage, res: ServerResponse, query: URLSearchParams) => void;
+export type Handler = (req: IncomingMessage, res: ServerResponse, query: URLSearchParams) => void;
 
-const html = (res: ServerResponse, body: string, status = 200): void => {
+/** Writes a minimal HTML page with no margins and no caching. */
+export const html = (res: ServerResponse, body: string, status = 200): void => {
   res.writeHead(status, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
   res.end(`<!doctype html><html><head><meta charset="utf-8"><style>html,body{margin:0;padding:0}</style></head>${body}</html>`);
 };

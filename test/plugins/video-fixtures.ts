@@ -1,17 +1,15 @@
 import { execFile } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { afterAll, beforeAll } from 'vitest';
 import { decode, type DecodedImage } from '../helpers/pixels.js';
+import { html, startFixtureServer, type FixtureServer, type Handler } from '../helpers/fixture-server.js';
+import { createTestEngine } from '../helpers/engine.js';
+import type { CaptureEngine, CaptureResult } from '../../src/index.js';
 
 const run = promisify(execFile);
 
-const page = (res: ServerResponse, body: string): void => {
-  res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
-  res.end(`<!doctype html><html><head><meta charset="utf-8"><style>html,body{margin:0;padding:0}</style></head>${body}</html>`);
-};
-
-type Handler = (req: IncomingMessage, res: ServerResponse, query: URLSearchParams) => void;
+const page = html;
 
 /** Pages only the video tests need, added to the shared fixture server. */
 export const VIDEO_ROUTES: Record<string, Handler> = {
@@ -100,4 +98,29 @@ export function videoPath(result: { stream(): NodeJS.ReadableStream }): string {
   stream.destroy();
   if (typeof stream.path !== 'string') throw new Error('not a file-backed result');
   return stream.path;
+}
+
+/** One fixture server and one engine per test file; every kept result is disposed at the end. */
+export function videoSuite(): { readonly server: FixtureServer; readonly engine: CaptureEngine; readonly results: CaptureResult[] } {
+  let server: FixtureServer | undefined;
+  let engine: CaptureEngine | undefined;
+  const results: CaptureResult[] = [];
+  beforeAll(async () => {
+    server = await startFixtureServer(VIDEO_ROUTES);
+    engine = await createTestEngine();
+  });
+  afterAll(async () => {
+    await Promise.all(results.map((result) => result.dispose()));
+    await engine?.close();
+    await server?.close();
+  });
+  return {
+    get server() {
+      return server as FixtureServer;
+    },
+    get engine() {
+      return engine as CaptureEngine;
+    },
+    results,
+  };
 }

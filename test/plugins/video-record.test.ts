@@ -1,33 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CaptureEngine, CaptureResult } from '../../src/index.js';
-import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
-import { createTestEngine } from '../helpers/engine.js';
+import { describe, expect, it } from 'vitest';
 import { CaptureError } from '../../src/errors.js';
-import { VIDEO_ROUTES, probe, frameAt, videoPath, ffmpegChildren, filesIn, MP4_MAGIC, WEBM_MAGIC } from './video-fixtures.js';
+import { videoSuite, probe, frameAt, videoPath, ffmpegChildren, filesIn, MP4_MAGIC, WEBM_MAGIC } from './video-fixtures.js';
 
 /** `scenario=record` against real Chromium and ffmpeg, and what every video capture shares. */
 
-let server: FixtureServer;
-let engine: CaptureEngine;
-const results: CaptureResult[] = [];
-
-beforeAll(async () => {
-  server = await startFixtureServer(VIDEO_ROUTES);
-  engine = await createTestEngine();
-});
-afterAll(async () => {
-  await Promise.all(results.map((result) => result.dispose()));
-  await engine?.close();
-  await server?.close();
-});
+const suite = videoSuite();
 
 const small = { viewport_width: 480, viewport_height: 270 };
 
 describe('scenario record', () => {
   it('records a CSS animation as it plays into an mp4 of exactly duration × fps frames', async () => {
     const started = Date.now();
-    const result = await engine.capture({ url: server.url('/fade?ms=3000'), scenario: 'record', format: 'mp4', duration: 2, ...small });
-    results.push(result);
+    const result = await suite.engine.capture({ url: suite.server.url('/fade?ms=10000'), scenario: 'record', format: 'mp4', duration: 2, ...small });
+    suite.results.push(result);
     // Recording is real time: at least the duration, plus navigation and encoding.
     expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
     expect((await result.buffer()).subarray(4, 8)).toEqual(MP4_MAGIC);
@@ -35,16 +20,17 @@ describe('scenario record', () => {
     const info = await probe(file);
     expect(info).toMatchObject({ codec: 'h264', pixFmt: 'yuv420p', width: 480, height: 270, frames: 60 });
     expect(Math.abs(info.duration - 2)).toBeLessThanOrEqual(1 / 30);
-    // Red fades to blue over 3 s: later frames hold less red and more blue.
+    // Red fades to blue over 10 s from page load, so the 2 s recording falls inside the fade even on a
+    // slow machine: 1.8 s apart is ~46 levels of change; frozen frames would show none.
     const [r1, , b1] = (await frameAt(file, 0.1)).at(240, 135);
     const [r2, , b2] = (await frameAt(file, 1.9)).at(240, 135);
-    expect(r1 - r2).toBeGreaterThan(60);
-    expect(b2 - b1).toBeGreaterThan(60);
+    expect(r1 - r2).toBeGreaterThan(25);
+    expect(b2 - b1).toBeGreaterThan(25);
   });
 
   it('records VP9 webm and stores it for response_type=json', async () => {
-    const result = await engine.capture({ url: server.url('/solid?color=%2300ff00'), scenario: 'record', format: 'webm', duration: 1, response_type: 'json', ...small });
-    results.push(result);
+    const result = await suite.engine.capture({ url: suite.server.url('/solid?color=%2300ff00'), scenario: 'record', format: 'webm', duration: 1, response_type: 'json', ...small });
+    suite.results.push(result);
     expect(result).toMatchObject({ format: 'webm', contentType: 'video/webm' });
     expect(result.url).toMatch(/^\/api\/files\/.+\.webm$/);
     expect((await result.buffer()).subarray(0, 4)).toEqual(WEBM_MAGIC);
@@ -53,19 +39,19 @@ describe('scenario record', () => {
   });
 
   it('implies mp4 for a video scenario and scroll for a video format', async () => {
-    const recorded = await engine.capture({ url: server.url('/solid'), scenario: 'record', duration: 1, response_type: 'json', ...small });
-    results.push(recorded);
+    const recorded = await suite.engine.capture({ url: suite.server.url('/solid'), scenario: 'record', duration: 1, response_type: 'json', ...small });
+    suite.results.push(recorded);
     expect(recorded.format).toBe('mp4');
     expect(recorded.url).toMatch(/^\/api\/files\/.+\.mp4$/);
-    await expect(engine.capture({ url: server.url('/solid'), scenario: 'record', format: 'png' })).rejects.toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS' });
-    await expect(engine.capture({ url: server.url('/solid'), format: 'webm', full_page: true })).rejects.toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS' });
+    await expect(suite.engine.capture({ url: suite.server.url('/solid'), scenario: 'record', format: 'png' })).rejects.toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS' });
+    await expect(suite.engine.capture({ url: suite.server.url('/solid'), format: 'webm', full_page: true })).rejects.toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS' });
   });
 
   it('stops at once on abort: no ffmpeg left running, no temporary file left behind', async () => {
     const before = await ffmpegChildren();
-    const filesBefore = await filesIn(engine.options.tempDir);
+    const filesBefore = await filesIn(suite.engine.options.tempDir);
     const controller = new AbortController();
-    const capture = engine.capture({ url: server.url('/fade'), scenario: 'record', duration: 20, ...small }, { signal: controller.signal });
+    const capture = suite.engine.capture({ url: suite.server.url('/fade'), scenario: 'record', duration: 20, ...small }, { signal: controller.signal });
     // Abort once ffmpeg is encoding.
     for (let i = 0; i < 200 && (await ffmpegChildren()) === before; i++) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await ffmpegChildren()).toBeGreaterThan(before);
@@ -77,6 +63,6 @@ describe('scenario record', () => {
     // Far sooner than the 20 s the recording would take (the browser context is closed first).
     expect(Date.now() - aborted).toBeLessThan(10_000);
     expect(await ffmpegChildren()).toBe(before);
-    expect(await filesIn(engine.options.tempDir)).toEqual(filesBefore);
+    expect(await filesIn(suite.engine.options.tempDir)).toEqual(filesBefore);
   });
 });

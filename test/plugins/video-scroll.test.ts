@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CaptureEngine, CaptureResult } from '../../src/index.js';
-import { startFixtureServer, BAND_COLOURS, type FixtureServer } from '../helpers/fixture-server.js';
+import { describe, expect, it } from 'vitest';
+import type { CaptureResult } from '../../src/index.js';
+import { BAND_COLOURS } from '../helpers/fixture-server.js';
 import { createTestEngine } from '../helpers/engine.js';
 import { near } from '../helpers/pixels.js';
-import { VIDEO_ROUTES, probe, frameAt, videoPath, MP4_MAGIC, WEBM_MAGIC } from './video-fixtures.js';
+import { videoSuite, probe, frameAt, videoPath, MP4_MAGIC, WEBM_MAGIC } from './video-fixtures.js';
 
 /**
  * `scenario=scroll` against real Chromium and ffmpeg. With scroll_delay 200 and the plugin's 800 ms
@@ -11,23 +11,11 @@ import { VIDEO_ROUTES, probe, frameAt, videoPath, MP4_MAGIC, WEBM_MAGIC } from '
  * [1.8 s, 2 s), and so on.
  */
 
-let server: FixtureServer;
-let engine: CaptureEngine;
-const results: CaptureResult[] = [];
-
-beforeAll(async () => {
-  server = await startFixtureServer(VIDEO_ROUTES);
-  engine = await createTestEngine();
-});
-afterAll(async () => {
-  await Promise.all(results.map((result) => result.dispose()));
-  await engine?.close();
-  await server?.close();
-});
+const suite = videoSuite();
 
 async function scroll(path: string, params: Record<string, unknown> = {}): Promise<{ result: CaptureResult; file: string }> {
-  const result = await engine.capture({ url: server.url(path), scenario: 'scroll', viewport_width: 640, viewport_height: 360, scroll_delay: 200, duration: 2, ...params });
-  results.push(result);
+  const result = await suite.engine.capture({ url: suite.server.url(path), scenario: 'scroll', viewport_width: 640, viewport_height: 360, scroll_delay: 200, duration: 2, ...params });
+  suite.results.push(result);
   return { result, file: videoPath(result) };
 }
 
@@ -68,8 +56,8 @@ describe('scenario scroll', () => {
   it('follows the engine option fps', async () => {
     const slow = await createTestEngine({ fps: 12 });
     try {
-      const result = await slow.capture({ url: server.url('/bands'), scenario: 'scroll', viewport_width: 320, viewport_height: 240, duration: 1 });
-      results.push(result);
+      const result = await slow.capture({ url: suite.server.url('/bands'), scenario: 'scroll', viewport_width: 320, viewport_height: 240, duration: 1 });
+      suite.results.push(result);
       expect(await probe(videoPath(result))).toMatchObject({ frames: 12, frameRate: '12/1' });
     } finally {
       await slow.close();
