@@ -144,21 +144,6 @@ describe('hostile keys', () => {
     expect((await capture(`url=http://127.0.0.1/&api_key=${VALID}`, withKey)).status).toBe(403);
   });
 
-  it('unknown and nearly-right keys take similar time (no early exit on a prefix)', async () => {
-    // Interleaved, so machine noise falls on both alike; medians, so one hiccup does not count.
-    const samples: Record<'far' | 'near', number[]> = { far: [], near: [] };
-    const keys = { far: 'zz_completely_different_key_00000', near: `${VALID.slice(0, -1)}X` };
-    for (let i = 0; i < 40; i++) {
-      for (const kind of ['far', 'near'] as const) {
-        const started = performance.now();
-        await (await capture('url=http://127.0.0.1/', { headers: { 'X-API-Key': keys[kind] } })).arrayBuffer();
-        samples[kind].push(performance.now() - started);
-      }
-    }
-    const median = (values: number[]): number => values.sort((a, b) => a - b)[values.length >> 1] as number;
-    const [far, near] = [median(samples.far), median(samples.near)];
-    expect(Math.abs(far - near)).toBeLessThan(Math.max(2, 0.5 * Math.min(far, near)));
-  });
 });
 
 describe('hostile file paths', () => {
