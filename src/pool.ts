@@ -56,6 +56,8 @@ interface Slot {
 
 interface Generation {
   browser: Browser;
+  /** Removes what the browser left on disk (its profile); idempotent. */
+  dispose: () => Promise<void>;
   contextsMade: number;
   open: number;
   retired: boolean;
@@ -224,6 +226,7 @@ export class BrowserPool {
     slot.generation.open--;
     if (slot.generation.retired && slot.generation.open === 0) {
       await withTimeout(slot.generation.browser.close(), CLOSE_TIMEOUT_MS).catch(() => undefined);
+      await slot.generation.dispose();
     }
   }
 
@@ -265,7 +268,7 @@ export class BrowserPool {
     const { browser, dispose } = this.options.connectEndpoint
       ? { browser: await chromium.connect(this.options.connectEndpoint), dispose: async () => undefined }
       : await this.launchLocal();
-    const generation: Generation = { browser, contextsMade: 0, open: 0, retired: false };
+    const generation: Generation = { browser, dispose, contextsMade: 0, open: 0, retired: false };
     browser.on('disconnected', () => {
       void dispose();
       if (this.current === generation && !this.closed) {
@@ -283,7 +286,8 @@ export class BrowserPool {
    */
   private async launchLocal(): Promise<{ browser: Browser; dispose: () => Promise<void> }> {
     const profile = await mkdtemp(path.join(this.options.tempDir, 'profile-'));
-    const dispose = (): Promise<void> => rm(profile, { recursive: true, force: true }).catch(() => undefined);
+    let removal: Promise<void> | undefined;
+    const dispose = (): Promise<void> => (removal ??= rm(profile, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined));
     try {
       await writeEgressPreferences(profile);
       const persistent = await chromium.launchPersistentContext(profile, {
@@ -312,7 +316,11 @@ export class BrowserPool {
     await Promise.all(this.warm.splice(0).map((slot) => this.dispose(slot)));
     for (const started = Date.now(); this.warming > 0 && Date.now() - started < CLOSE_TIMEOUT_MS; ) await new Promise((resolve) => setTimeout(resolve, 10));
     await this.launching?.catch(() => undefined);
-    await withTimeout(this.current?.browser.close() ?? Promise.resolve(), CLOSE_TIMEOUT_MS).catch(() => undefined);
+    const last = this.current;
     this.current = undefined;
+    if (last) {
+      await withTimeout(last.browser.close(), CLOSE_TIMEOUT_MS).catch(() => undefined);
+      await last.dispose();
+    }
   }
 }
