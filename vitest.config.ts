@@ -5,9 +5,11 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // Every browser test file owns a Chromium; two at a time is what two cores carry.
+    // Every browser test file owns a Chromium. One file at a time: two in parallel starve a live
+    // recording's screencast on two cores (frozen frames), and timing-based checks with it.
     pool: 'forks',
-    maxWorkers: 2,
+    maxWorkers: 1,
+    fileParallelism: false,
     reporters: ['default'],
   },
 });
