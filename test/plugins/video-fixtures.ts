@@ -108,6 +108,9 @@ export function videoSuite(): { readonly server: FixtureServer; readonly engine:
   beforeAll(async () => {
     server = await startFixtureServer(VIDEO_ROUTES);
     engine = await createTestEngine();
+    // A recording made while the fresh engine still opens its warm contexts competes with them for
+    // the CPU and gets starved frames; start recording once the engine is ready.
+    for (let i = 0; i < 100 && engine.stats.warm < engine.options.warmContexts; i++) await new Promise((resolve) => setTimeout(resolve, 100));
   });
   afterAll(async () => {
     await Promise.all(results.map((result) => result.dispose()));
