@@ -16,9 +16,9 @@ export async function capturePlugin(fastify: FastifyInstance, { engine }: Captur
   fastify.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
 
   const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-    const signal = abortOnDisconnect(reply.raw);
+    const disconnect = abortOnDisconnect(reply.raw);
     const httpRequest = await toHttpRequest(request.raw, { bodyLimit: engine.options.bodyLimit, url: request.raw.url });
-    const response = await engine.handle(httpRequest, { signal });
+    const response = await engine.handle(httpRequest, disconnect);
     afterResponse(reply.raw, response);
     if (httpRequest.bodyTooLarge) reply.header('Connection', 'close');
     // Returned, not awaited: awaiting a reply whose client has gone waits for a 'finish' that never comes.

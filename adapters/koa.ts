@@ -6,10 +6,10 @@ import { abortOnDisconnect, afterResponse, toHttpRequest } from './node-bridge.j
 export function captureMiddleware(engine: CaptureEngine): Middleware {
   return async (ctx: Context, next: Next) => {
     if (!engine.ownsPath(ctx.path)) return next();
-    const signal = abortOnDisconnect(ctx.res);
+    const disconnect = abortOnDisconnect(ctx.res);
     const parsedBody = (ctx.request as { body?: unknown }).body;
     const request = await toHttpRequest(ctx.req, { bodyLimit: engine.options.bodyLimit, url: ctx.originalUrl, parsedBody });
-    const response = await engine.handle(request, { signal });
+    const response = await engine.handle(request, disconnect);
     afterResponse(ctx.res, response);
     ctx.status = response.status;
     ctx.set(response.headers);

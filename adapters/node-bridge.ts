@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { HttpRequest, HttpResponse } from '../src/http-types.js';
-import type { CaptureEngine } from '../src/engine.js';
+import type { CaptureEngine, CaptureOptions } from '../src/engine.js';
 
 /**
  * What every adapter shares: reading the body within the limit, turning a closed connection into
@@ -48,13 +48,32 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
   return Buffer.concat(chunks);
 }
 
-/** Aborts when the client goes away before the response is complete. */
-export function abortOnDisconnect(res: ServerResponse): AbortSignal {
-  const controller = new AbortController();
-  res.once('close', () => {
-    if (!res.writableFinished) controller.abort();
-  });
-  return controller.signal;
+/**
+ * Capture options whose `signal` aborts when the client goes away before the response is complete.
+ * The signal is made on first read: most requests (401, 429, 400) are answered without a capture,
+ * and an AbortController per request is a measurable share of turning one away.
+ */
+class DisconnectOptions implements CaptureOptions {
+  private made: AbortSignal | undefined;
+
+  constructor(private readonly res: ServerResponse) {}
+
+  get signal(): AbortSignal {
+    if (this.made) return this.made;
+    const controller = new AbortController();
+    const res = this.res;
+    const abortUnlessDone = (): void => {
+      if (!res.writableFinished) controller.abort();
+    };
+    if (res.closed) abortUnlessDone();
+    else res.once('close', abortUnlessDone);
+    this.made = controller.signal;
+    return this.made;
+  }
+}
+
+export function abortOnDisconnect(res: ServerResponse): CaptureOptions {
+  return new DisconnectOptions(res);
 }
 
 /** Runs `onFinish` once the response is done or the connection is gone, whichever comes first. */
@@ -84,9 +103,9 @@ export async function handleNodeRequest(
   res: ServerResponse,
   options: { url?: string; parsedBody?: unknown } = {},
 ): Promise<void> {
-  const signal = abortOnDisconnect(res);
+  const disconnect = abortOnDisconnect(res);
   const request = await toHttpRequest(req, { bodyLimit: engine.options.bodyLimit, ...options });
-  const response = await engine.handle(request, { signal });
+  const response = await engine.handle(request, disconnect);
   await sendResponse(res, response, request.bodyTooLarge);
 }
 

@@ -3,7 +3,7 @@
 // loopback from its own process, so the load generator never shares this event loop.
 //
 // IPC (each message carries an `id`, answered with the same `id`):
-//   { type: 'start', adapter: 'express'|'fastify'|'koa', options, redisUrl? } -> { port }
+//   { type: 'start', adapter: 'express'|'fastify'|'koa'|'node'|'floor…', options, redisUrl? } -> { port }
 //   { type: 'mem' }   -> { rss, heapUsed, external, arrayBuffers, stats } (after gc when --expose-gc)
 //   { type: 'close' } -> {} then the process exits
 // A server whose parent goes away closes its engine (and with it Chromium) and exits.
@@ -50,6 +50,10 @@ async function mount(adapter) {
     await app.listen({ port: 0, host: '127.0.0.1' });
     return { port: app.server.address().port, close: () => app.close() };
   }
+  if (adapter === 'node') {
+    const { createNodeListener } = await import('../dist/src/index.js');
+    return listen(http.createServer(createNodeListener(engine)));
+  }
   if (adapter === 'koa') {
     const { default: Koa } = await import('koa');
     const { captureMiddleware } = await import('../dist/adapters/koa.js');
@@ -57,26 +61,46 @@ async function mount(adapter) {
     app.use(captureMiddleware(engine));
     return listen(http.createServer(app.callback()));
   }
-  if (adapter === 'floor' || adapter === 'floor-express') {
-    // Not the engine: a fixed 401 of the same size, from bare node:http or from an Express app
-    // with one trivial middleware; the ceiling of this machine, at this moment, for the same
-    // client and connections, and what the framework alone costs.
+  if (adapter.startsWith('floor')) {
+    // Not the engine: a fixed 401 of the same size, from bare node:http or from each framework
+    // with one trivial handler; the ceiling of this machine, at this moment, for the same client
+    // and connections, and what each framework alone costs.
     const body = JSON.stringify({ error: 'API key required: send it in X-API-Key, the api_key query parameter or the api_key body field', code: 'MISSING_API_KEY' });
+    const headers = () => ({
+      'X-RateLimit-Limit': '20',
+      'X-RateLimit-Remaining': '19',
+      'X-RateLimit-Reset': String(Date.now() + 60_000),
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': String(Buffer.byteLength(body)),
+    });
     const answer = (req, res) => {
-      res.writeHead(401, {
-        'X-RateLimit-Limit': '20',
-        'X-RateLimit-Remaining': '19',
-        'X-RateLimit-Reset': String(Date.now() + 60_000),
-        'Content-Type': 'application/json; charset=utf-8',
-        'Content-Length': String(Buffer.byteLength(body)),
-      });
+      res.writeHead(401, headers());
       res.end(body);
     };
     if (adapter === 'floor') return listen(http.createServer(answer));
-    const { default: express } = await import('express');
-    const app = express();
-    app.use(answer);
-    return listen(http.createServer(app));
+    if (adapter === 'floor-express') {
+      const { default: express } = await import('express');
+      const app = express();
+      app.use(answer);
+      return listen(http.createServer(app));
+    }
+    if (adapter === 'floor-fastify') {
+      const { default: Fastify } = await import('fastify');
+      const app = Fastify({ logger: false });
+      app.all('/api/v1/capture', (request, reply) => reply.code(401).headers(headers()).send(body));
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      return { port: app.server.address().port, close: () => app.close() };
+    }
+    if (adapter === 'floor-koa') {
+      const { default: Koa } = await import('koa');
+      const app = new Koa();
+      app.use((ctx) => {
+        ctx.status = 401;
+        ctx.set(headers());
+        ctx.body = body;
+      });
+      return listen(http.createServer(app.callback()));
+    }
   }
   throw new Error(`unknown adapter ${adapter}`);
 }

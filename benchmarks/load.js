@@ -9,12 +9,13 @@
 // ends the run if anything hangs.
 //
 // Options (argv or env): --quick (BENCH_QUICK=1), --parts=rejected,limiter,memory,
-// --adapters=express,fastify,koa, --duration=S (seconds per rejected scenario), --warmup=S,
+// --adapters=floor,floor-express,floor-fastify,floor-koa,node,express,fastify,koa, --duration=S (seconds per rejected scenario), --warmup=S,
 // --connections=C, --limit=N and --extra=K (limiter: N allowed of N+K), --rounds=R,
 // --captures=M (memory part; sampled every --every=100; at most --budget=S seconds of captures).
 //
-// 1. Rejected requests/s: the engine mounted with each adapter in a server process of its own
-//    (load-server.js), driven by autocannon from this process over loopback: 401 without a key,
+// 1. Rejected requests/s: the engine mounted with each adapter (node = createNodeListener on bare
+//    node:http; floor-* = each framework answering a fixed 401 without the engine, for reference)
+//    in a server process of its own (load-server.js), driven by autocannon from this process over loopback: 401 without a key,
 //    401 with an unknown key, 429 with a valid key already over its per-minute limit.
 //    Target: >= 5,000 rejected requests/s.
 // 2. Exact limiter counts: N + K requests with one key of limit N, written at the same instant on
@@ -57,7 +58,7 @@ const list = (v) => String(v).split(',').map((s) => s.trim()).filter(Boolean);
 const QUICK = truthy(opt('quick', 'BENCH_QUICK', 'false'));
 const cfg = {
   parts: new Set(list(opt('parts', 'BENCH_PARTS', 'rejected,limiter,memory'))),
-  adapters: list(opt('adapters', 'BENCH_ADAPTERS', QUICK ? 'floor,express' : 'floor,floor-express,express,fastify,koa')),
+  adapters: list(opt('adapters', 'BENCH_ADAPTERS', QUICK ? 'floor,express' : 'floor,floor-express,floor-fastify,floor-koa,node,express,fastify,koa')),
   durationSec: Number(opt('duration', 'BENCH_DURATION', QUICK ? 3 : 8)),
   warmupSec: Number(opt('warmup', 'BENCH_WARMUP', 5)),
   warmupRequests: Number(opt('warmup-requests', 'BENCH_WARMUP_REQUESTS', 3000)),
@@ -427,8 +428,8 @@ function printRejected(results) {
       `Server CPU is the user + system time of the server's Node process during the run (from /proc) divided by the answers: a figure that ` +
       `depends much less on what else the machine runs than req/s does, and 1,000,000 / that figure estimates what the server would answer with a core of its own; ` +
       `"CPU used" is the server's and the client's (autocannon) CPU time as a share of one core, "load avg" the 1-minute load average when the run started (2 cores). ` +
-      `The floor rows are not the engine: a fixed 401 of the same size from bare node:http (floor) and from an Express app with one trivial middleware (floor-express), ` +
-      `for the same client: the ceiling of this machine at that moment, and what Express alone costs. ` +
+      `The floor rows are not the engine: a fixed 401 of the same size from bare node:http (floor) and from each framework with one trivial handler (floor-express, floor-fastify, floor-koa), ` +
+      `for the same client: the ceiling of this machine at that moment, and what each framework alone costs. ` +
       `Target: >= ${fmtInt(cfg.targetRps)} req/s, and every answer has the expected status.`,
   );
   out();

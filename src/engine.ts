@@ -167,7 +167,7 @@ export class CaptureEngine {
 
   /** The HTTP interface of SPEC.md for any framework: adapters translate to and from it. */
   handle(request: HttpRequest, options: CaptureOptions = {}): Promise<HttpResponse> {
-    return this.httpInterface().handle(request, options.signal);
+    return this.httpInterface().handle(request, options);
   }
 
   /** Whether `pathname` belongs to the HTTP interface (adapters pass other paths on). */

@@ -43,7 +43,12 @@ export class CaptureError extends Error {
     options: { details?: ErrorDetails; headers?: Record<string, string>; cause?: unknown } = {},
   ) {
     const entry = ERROR_CATALOGUE[code];
-    super(message ?? entry.message, { cause: options.cause });
+    // A client error is an answer, not a fault: nobody reads its stack, and capturing one is the
+    // largest single cost of turning away a request (401, 429) under load.
+    const stackTraceLimit = Error.stackTraceLimit;
+    if (entry.status < 500) Error.stackTraceLimit = 0;
+    super(message ?? entry.message, options.cause === undefined ? undefined : { cause: options.cause });
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = 'CaptureError';
     this.code = code;
     this.status = entry.status;

@@ -1,4 +1,4 @@
-import type { CaptureEngine } from './engine.js';
+import type { CaptureEngine, CaptureOptions } from './engine.js';
 import type { HttpRequest, HttpResponse } from './http-types.js';
 import { CaptureError } from './errors.js';
 import { toCaptureError } from './to-capture-error.js';
@@ -49,20 +49,21 @@ export class HttpInterface {
     return pathname === this.capturePath || pathname === this.openApiPath || pathname.startsWith(this.filesPrefix) || pathname.startsWith(`${this.options.basePath}/v1/`);
   }
 
-  async handle(request: HttpRequest, signal: AbortSignal = new AbortController().signal): Promise<HttpResponse> {
+  /** `options.signal` is read only when a capture starts, so adapters may make it lazily. */
+  async handle(request: HttpRequest, options: CaptureOptions = {}): Promise<HttpResponse> {
     const started = Date.now();
     const target = new URL(request.url, 'http://localhost');
-    const response = await this.route(request, target, signal);
+    const response = await this.route(request, target, options);
     this.options.log.info('request', { method: request.method, path: target.pathname, status: response.status, ms: Date.now() - started });
     return response;
   }
 
-  private async route(request: HttpRequest, target: URL, signal: AbortSignal): Promise<HttpResponse> {
+  private async route(request: HttpRequest, target: URL, options: CaptureOptions): Promise<HttpResponse> {
     const method = request.method.toUpperCase();
     const query = fromSearchParams(target.searchParams);
     if (target.pathname === this.capturePath) {
       if (method !== 'GET' && method !== 'POST') return this.reject(request, query, methodNotAllowed('GET, POST'));
-      return this.capture(request, method, query, signal);
+      return this.capture(request, method, query, options);
     }
     if (target.pathname === this.openApiPath) {
       if (method !== 'GET' && method !== 'HEAD') return this.reject(request, query, methodNotAllowed('GET, HEAD'));
@@ -79,7 +80,7 @@ export class HttpInterface {
     return this.reject(request, query, new CaptureError('NOT_FOUND', `No route ${target.pathname}`));
   }
 
-  private async capture(request: HttpRequest, method: string, query: ParamBag, signal: AbortSignal): Promise<HttpResponse> {
+  private async capture(request: HttpRequest, method: string, query: ParamBag, options: CaptureOptions): Promise<HttpResponse> {
     let params: ParamBag = query;
     let bodyError: CaptureError | undefined;
     if (method === 'POST') {
@@ -109,7 +110,7 @@ export class HttpInterface {
       if (!reservation.allowed) throw quotaExceeded(reservation);
       let result;
       try {
-        result = await this.engine.run(parsed, signal);
+        result = await this.engine.run(parsed, options.signal);
       } catch (error) {
         await this.options.policy.refund(account.id, account.tier);
         setQuotaHeaders(headers, { ...reservation, remaining: reservation.remaining + 1 });
@@ -136,13 +137,11 @@ export class HttpInterface {
   /** Finds the caller from the three places a key may travel; two different keys are a conflict. */
   private async identify(request: HttpRequest, query: ParamBag, params: ParamBag): Promise<Caller> {
     const address = addressOf(request);
-    const presented = [request.headers['x-api-key'], query.api_key, params.api_key]
-      .flat()
-      .filter((key): key is string => typeof key === 'string' && key.length > 0);
-    const keys = [...new Set(presented)];
-    if (keys.length === 0) return { kind: 'anonymous', address, problem: 'missing' };
-    if (keys.length > 1) return { kind: 'anonymous', address, problem: 'conflicting' };
-    const record = await this.options.keyStore.lookup(keys[0] as string);
+    const keys = new Set<string>();
+    for (const place of [request.headers['x-api-key'], query.api_key, params.api_key]) addKeys(keys, place);
+    if (keys.size === 0) return { kind: 'anonymous', address, problem: 'missing' };
+    if (keys.size > 1) return { kind: 'anonymous', address, problem: 'conflicting' };
+    const record = await this.options.keyStore.lookup(keys.values().next().value as string);
     if (!record || record.revoked) return { kind: 'anonymous', address, problem: 'invalid' };
     return { kind: 'account', record };
   }
@@ -179,7 +178,14 @@ export class HttpInterface {
     if (failure.status >= 500 && failure.code !== 'SERVICE_BUSY') {
       this.options.log.error('capture failed', { code: failure.code, message: failure.message });
     }
-    return json(failure.status, { ...headers, ...failure.headers }, failure.toJSON());
+    return json(failure.status, Object.assign(headers, failure.headers), failure.toJSON());
+  }
+}
+
+/** Every non-empty key a place holds; a repeated parameter holds several. */
+function addKeys(keys: Set<string>, place: unknown): void {
+  for (const key of Array.isArray(place) ? place : [place]) {
+    if (typeof key === 'string' && key.length > 0) keys.add(key);
   }
 }
 
@@ -230,13 +236,12 @@ function methodNotAllowed(allow: string): CaptureError {
   return new CaptureError('METHOD_NOT_ALLOWED', `Method not allowed; use ${allow}`, { headers: { Allow: allow } });
 }
 
+/** A JSON answer; `headers` is this request's own object and is completed in place. */
 function json(status: number, headers: Record<string, string>, body: unknown): HttpResponse {
   const text = JSON.stringify(body);
-  return {
-    status,
-    headers: { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(text)) },
-    body: text,
-  };
+  headers['Content-Type'] = 'application/json; charset=utf-8';
+  headers['Content-Length'] = String(Buffer.byteLength(text));
+  return { status, headers, body: text };
 }
 
 export function createHttpInterface(engine: CaptureEngine, overrides: Partial<HttpInterfaceOptions> & { storage: CaptureStorage }): HttpInterface {

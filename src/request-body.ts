@@ -9,9 +9,11 @@ export type ParamBag = Record<string, unknown>;
 
 export function fromSearchParams(search: URLSearchParams): ParamBag {
   const bag = Object.create(null) as ParamBag;
-  for (const name of new Set(search.keys())) {
-    const values = search.getAll(name);
-    bag[name] = values.length === 1 ? values[0] : values;
+  for (const [name, value] of search) {
+    const earlier = bag[name];
+    if (earlier === undefined) bag[name] = value;
+    else if (Array.isArray(earlier)) earlier.push(value);
+    else bag[name] = [earlier, value];
   }
   return bag;
 }

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { TierName } from '../policy/tiers.js';
 
 /** What a key stands for. The key itself is never stored, only its SHA-256. */
@@ -23,7 +23,7 @@ export interface MemoryKeyStore extends KeyStore {
 }
 
 export function hashKey(key: string): Buffer {
-  return createHash('sha256').update(key, 'utf8').digest();
+  return hash('sha256', key, 'buffer');
 }
 
 /** Key ids derive from the hash, so the same key always maps to the same account. */
@@ -39,10 +39,10 @@ export function createMemoryKeyStore(): MemoryKeyStore {
   const store: MemoryKeyStore = {
     async lookup(key) {
       if (key.length === 0 || key.length > MAX_KEY_LENGTH) return undefined;
-      const digest = hashKey(key);
-      const entry = byHash.get(digest.toString('hex'));
+      const hex = hash('sha256', key, 'hex');
+      const entry = byHash.get(hex);
       // The map finds by hash; the constant-time compare keeps the final decision free of early exits.
-      return entry && timingSafeEqual(entry.digest, digest) ? entry.record : undefined;
+      return entry && timingSafeEqual(entry.digest, Buffer.from(hex, 'hex')) ? entry.record : undefined;
     },
     add(key, tier) {
       if (key.length === 0 || key.length > MAX_KEY_LENGTH) throw new Error(`API keys must be 1..${MAX_KEY_LENGTH} characters`);

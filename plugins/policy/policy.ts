@@ -37,8 +37,19 @@ export function nextMonthStart(now = new Date()): number {
   return Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
 }
 
-function monthKey(accountId: string, now = new Date()): string {
-  return `${accountId}:${now.toISOString().slice(0, 7)}`;
+/**
+ * The quota month at a time, remembered until the clock leaves it: quota keys and reset times are
+ * needed on every request, and formatting dates was a visible share of answering one.
+ */
+function monthClock(): (nowMs?: number) => { label: string; endsAt: number } {
+  let month = { label: '', startsAt: 0, endsAt: 0 };
+  return (nowMs = Date.now()) => {
+    if (nowMs < month.startsAt || nowMs >= month.endsAt) {
+      const now = new Date(nowMs);
+      month = { label: now.toISOString().slice(0, 7), startsAt: Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1), endsAt: nextMonthStart(now) };
+    }
+    return month;
+  };
 }
 
 export function createPolicy(options: { tiers?: Partial<Record<TierName, Partial<TierLimits>>>; store?: LimiterStore } = {}): Policy {
@@ -48,6 +59,8 @@ export function createPolicy(options: { tiers?: Partial<Record<TierName, Partial
     Object.fromEntries(TIER_NAMES.map((name) => [name, make(name, tiers[name])])) as Record<TierName, T>;
   const rate = perTier((name, limits) => store.create({ keyPrefix: `rate:${name}`, points: limits.requestsPerMinute, durationSec: 60 }));
   const quota = perTier((name, limits) => store.create({ keyPrefix: `quota:${name}`, points: limits.monthlyQuota, durationSec: MONTH_WINDOW_SEC }));
+  const month = monthClock();
+  const monthKey = (accountId: string): string => `${accountId}:${month().label}`;
   const addresses = store.create({ keyPrefix: 'rate:address', points: tiers.FREE.requestsPerMinute, durationSec: 60 });
 
   const hit = async (limiter: RateLimiterAbstract, key: string, limit: number): Promise<LimitDecision> => {
@@ -78,7 +91,7 @@ export function createPolicy(options: { tiers?: Partial<Record<TierName, Partial
     async quota(accountId, tier) {
       const res = await quota[tier].get(monthKey(accountId));
       const limit = tiers[tier].monthlyQuota;
-      return { limit, remaining: Math.max(0, limit - (res?.consumedPoints ?? 0)), resetMs: nextMonthStart() };
+      return { limit, remaining: Math.max(0, limit - (res?.consumedPoints ?? 0)), resetMs: month().endsAt };
     },
     async reserve(accountId, tier) {
       const key = monthKey(accountId);
@@ -86,7 +99,7 @@ export function createPolicy(options: { tiers?: Partial<Record<TierName, Partial
       // A refused reservation must not count, or raising the quota later would show phantom use.
       if (!outcome.allowed) await quota[tier].reward(key, 1);
       const limit = tiers[tier].monthlyQuota;
-      return { allowed: outcome.allowed, limit, remaining: Math.max(0, outcome.res.remainingPoints), resetMs: nextMonthStart() };
+      return { allowed: outcome.allowed, limit, remaining: Math.max(0, outcome.res.remainingPoints), resetMs: month().endsAt };
     },
     async refund(accountId, tier) {
       await quota[tier].reward(monthKey(accountId), 1);
