@@ -9,12 +9,12 @@ export type ParamBag = Record<string, unknown>;
 
 export function fromSearchParams(search: URLSearchParams): ParamBag {
   const bag = Object.create(null) as ParamBag;
-  for (const [name, value] of search) {
+  search.forEach((value, name) => {
     const earlier = bag[name];
     if (earlier === undefined) bag[name] = value;
     else if (Array.isArray(earlier)) earlier.push(value);
     else bag[name] = [earlier, value];
-  }
+  });
   return bag;
 }
 
