@@ -58,7 +58,7 @@ const list = (v) => String(v).split(',').map((s) => s.trim()).filter(Boolean);
 const QUICK = truthy(opt('quick', 'BENCH_QUICK', 'false'));
 const cfg = {
   parts: new Set(list(opt('parts', 'BENCH_PARTS', 'rejected,limiter,memory'))),
-  adapters: list(opt('adapters', 'BENCH_ADAPTERS', QUICK ? 'floor,express' : 'floor,floor-express,floor-fastify,floor-koa,node,express,fastify,koa')),
+  adapters: list(opt('adapters', 'BENCH_ADAPTERS', QUICK ? 'floor,fastify' : 'floor,floor-express,floor-fastify,floor-koa,node,express,fastify,koa')),
   durationSec: Number(opt('duration', 'BENCH_DURATION', QUICK ? 3 : 8)),
   warmupSec: Number(opt('warmup', 'BENCH_WARMUP', 5)),
   warmupRequests: Number(opt('warmup-requests', 'BENCH_WARMUP_REQUESTS', 3000)),
