@@ -9,10 +9,11 @@ import type { CaptureEngineOptions } from './options.js';
 import { createMemoryKeyStore } from '../plugins/auth/index.js';
 import { isTierName, redisLimiterStore, type LimiterStore } from '../plugins/policy/index.js';
 import { isCaptureError } from './errors.js';
+import { createNodeListener } from '../adapters/node-bridge.js';
 
 const USAGE = `capture-engine: screenshots and videos of web pages
 
-  capture-engine serve [--port 3000] [--host 0.0.0.0] [--adapter express|fastify|koa] [--storage-dir DIR]
+  capture-engine serve [--port 3000] [--host 0.0.0.0] [--adapter node|express|fastify|koa] [--storage-dir DIR]
                        [--allow-private-networks]
   capture-engine shot <url> -o <file> [--format png] [--width 1920] [--height 1080] [--full-page]
                        [--quality 90] [--wait-until domcontentloaded] [--delay 0] [--hide-selectors CSS]
@@ -42,14 +43,16 @@ async function serve(args: string[]): Promise<void> {
     options: {
       port: { type: 'string' },
       host: { type: 'string', default: '0.0.0.0' },
-      adapter: { type: 'string', default: 'express' },
+      adapter: { type: 'string', default: 'node' },
       'storage-dir': { type: 'string' },
       'allow-private-networks': { type: 'boolean' },
     },
   });
   const port = Number(values.port ?? process.env.PORT ?? 3000);
-  const adapter = values.adapter ?? 'express';
-  if (!['express', 'fastify', 'koa'].includes(adapter)) throw new Error(`--adapter must be express, fastify or koa, not ${adapter}`);
+  // A standalone service has no routes of its own, so by default it needs no framework: bare
+  // node:http is the cheapest way to answer (and to turn requests away).
+  const adapter = values.adapter ?? 'node';
+  if (!['node', 'express', 'fastify', 'koa'].includes(adapter)) throw new Error(`--adapter must be node, express, fastify or koa, not ${adapter}`);
 
   const keyStore = createMemoryKeyStore();
   const configured = (process.env.CAPTURE_API_KEYS ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
@@ -117,6 +120,8 @@ async function listen(engine: CaptureEngine, adapter: string, port: number, host
     const app = new Koa();
     app.use(captureMiddleware(engine));
     server = createServer(app.callback());
+  } else if (adapter === 'node') {
+    server = createServer(createNodeListener(engine));
   } else {
     const { default: express } = await import('express');
     const { captureMiddleware } = await import('../adapters/express.js');

@@ -37,7 +37,7 @@ async function startService(adapter: string): Promise<{ child: ChildProcess; ori
 }
 
 describe.skipIf(!existsSync(cli))('the service (npm start)', () => {
-  it.each(['express', 'fastify', 'koa'])('SIGTERM on %s finishes the running capture, refuses new ones and exits cleanly', async (adapter) => {
+  it.each(['node', 'express', 'fastify', 'koa'])('SIGTERM on %s finishes the running capture, refuses new ones and exits cleanly', async (adapter) => {
     const { child, origin, output } = await startService(adapter);
     const browsers = childProcesses(child.pid as number, 'chromium');
     expect(browsers.length).toBeGreaterThan(0);

@@ -3,12 +3,13 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import Fastify from 'fastify';
 import Koa from 'koa';
-import type { CaptureEngine } from '../../src/index.js';
+import { createNodeListener, type CaptureEngine } from '../../src/index.js';
 import { captureMiddleware as expressMiddleware } from '../../adapters/express.js';
 import { capturePlugin } from '../../adapters/fastify.js';
 import { captureMiddleware as koaMiddleware } from '../../adapters/koa.js';
 
-export const ADAPTERS = ['express', 'fastify', 'koa'] as const;
+/** `node` is `createNodeListener` on bare node:http, what `capture-engine serve` runs by default. */
+export const ADAPTERS = ['node', 'express', 'fastify', 'koa'] as const;
 export type AdapterName = (typeof ADAPTERS)[number];
 
 export interface RunningApp {
@@ -43,6 +44,13 @@ export async function startApp(adapter: AdapterName, engine: CaptureEngine): Pro
       } else await next();
     });
     server = createServer(app.callback());
+  } else if (adapter === 'node') {
+    const captures = createNodeListener(engine);
+    server = createServer((req, res) => {
+      if (req.url === '/health') res.end('ok');
+      else if (req.url === '/echo' && req.method === 'POST') req.pipe(res);
+      else captures(req, res);
+    });
   } else {
     const app = express();
     app.use(express.json());
