@@ -18,7 +18,7 @@ export type { HttpRequest, HttpResponse } from './http-types.js';
 export type { CaptureStorage, StoredFile } from './storage.js';
 export { consoleLogger, silentLogger } from './logger.js';
 export { findChromium } from './chromium-path.js';
-export { createPolicy, memoryLimiterStore, redisLimiterStore, DEFAULT_TIERS, TIER_NAMES, type Policy, type LimiterStore, type TierName, type TierLimits } from '../plugins/policy/index.js';
+export { createPolicy, memoryLimiterStore, redisLimiterStore, DEFAULT_TIERS, TIER_NAMES, type Policy, type LimiterStore, type LimiterOptions, type TierName, type TierLimits } from '../plugins/policy/index.js';
 export { createMemoryKeyStore, type KeyStore, type ApiKeyRecord, type MemoryKeyStore } from '../plugins/auth/index.js';
 export { createFsStorage } from '../plugins/storage-fs/index.js';
 export { createNodeListener } from '../adapters/node-bridge.js';

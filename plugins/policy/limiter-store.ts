@@ -6,12 +6,25 @@ import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'r
  */
 export interface LimiterStore {
   readonly name: string;
-  create(options: { keyPrefix: string; points: number; durationSec: number }): RateLimiterAbstract;
+  create(options: LimiterOptions): RateLimiterAbstract;
+}
+
+export interface LimiterOptions {
+  keyPrefix: string;
+  points: number;
+  durationSec: number;
+  /**
+   * Once a key is over its limit, this process refuses it from memory until the window ends
+   * instead of asking a shared store each time, so a flood from one key or address never reaches
+   * Redis. Only for windows nothing is given back to: a refund could not lift the block.
+   */
+  refuseFromMemoryWhenOver?: boolean;
 }
 
 /**
  * The memory store keeps a timer per key; Node timers cannot run longer than about 24.8 days, so
- * month-long windows never expire here (their keys carry the month instead).
+ * month-long windows never expire here (their keys carry the month instead). Its counts are in
+ * memory already, so `refuseFromMemoryWhenOver` changes nothing here.
  */
 const LONGEST_MEMORY_TIMER_SEC = 20 * 24 * 3600;
 
@@ -27,13 +40,15 @@ export function memoryLimiterStore(): LimiterStore {
 export function redisLimiterStore(client: unknown, options: { useRedisPackage?: boolean } = {}): LimiterStore {
   return {
     name: 'redis',
-    create: ({ keyPrefix, points, durationSec }) =>
+    create: ({ keyPrefix, points, durationSec, refuseFromMemoryWhenOver }) =>
       new RateLimiterRedis({
         storeClient: client,
         useRedisPackage: options.useRedisPackage,
         keyPrefix: `capture-engine:${keyPrefix}`,
         points,
         duration: durationSec,
+        // rate-limiter-flexible's in-memory block: from the first refusal to the end of the window.
+        ...(refuseFromMemoryWhenOver ? { inMemoryBlockOnConsumed: points + 1 } : {}),
       }),
   };
 }

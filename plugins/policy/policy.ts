@@ -57,11 +57,11 @@ export function createPolicy(options: { tiers?: Partial<Record<TierName, Partial
   const store = options.store ?? memoryLimiterStore();
   const perTier = <T>(make: (name: TierName, limits: TierLimits) => T): Record<TierName, T> =>
     Object.fromEntries(TIER_NAMES.map((name) => [name, make(name, tiers[name])])) as Record<TierName, T>;
-  const rate = perTier((name, limits) => store.create({ keyPrefix: `rate:${name}`, points: limits.requestsPerMinute, durationSec: 60 }));
+  const rate = perTier((name, limits) => store.create({ keyPrefix: `rate:${name}`, points: limits.requestsPerMinute, durationSec: 60, refuseFromMemoryWhenOver: true }));
   const quota = perTier((name, limits) => store.create({ keyPrefix: `quota:${name}`, points: limits.monthlyQuota, durationSec: MONTH_WINDOW_SEC }));
   const month = monthClock();
   const monthKey = (accountId: string): string => `${accountId}:${month().label}`;
-  const addresses = store.create({ keyPrefix: 'rate:address', points: tiers.FREE.requestsPerMinute, durationSec: 60 });
+  const addresses = store.create({ keyPrefix: 'rate:address', points: tiers.FREE.requestsPerMinute, durationSec: 60, refuseFromMemoryWhenOver: true });
 
   const hit = async (limiter: RateLimiterAbstract, key: string, limit: number): Promise<LimitDecision> => {
     const outcome = await consume(limiter, key);

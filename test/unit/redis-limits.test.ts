@@ -19,6 +19,16 @@ describe('limits shared through Redis', () => {
     expect(results.filter((result) => !result.allowed).every((result) => result.remaining === 0)).toBe(true);
   });
 
+  it('refuses a key over its limit from memory, so a flood does not reach Redis', async () => {
+    const policy = createPolicy({ tiers: { BASIC: { requestsPerMinute: 5 } }, store: redisLimiterStore(redis.client()) });
+    const results = [];
+    for (let i = 0; i < 30; i++) results.push(await policy.hitAccount('flooding-account', 'BASIC'));
+    expect(results.filter((result) => result.allowed)).toHaveLength(5);
+    expect(results.slice(5).every((result) => !result.allowed && result.remaining === 0 && result.resetMs > Date.now())).toBe(true);
+    // Five passes and the first refusal were counted in Redis; the other 24 never asked it.
+    expect(Number(await redis.client().get('capture-engine:rate:BASIC:flooding-account'))).toBe(6);
+  });
+
   it('quota reservations and refunds are shared and exact', async () => {
     const tiers = { PRO: { monthlyQuota: 3 } };
     const first = createPolicy({ tiers, store: redisLimiterStore(redis.client()) });
