@@ -9,12 +9,13 @@
 // ends the run if anything hangs.
 //
 // Options (argv or env): --quick (BENCH_QUICK=1), --parts=rejected,limiter,memory,
-// --adapters=floor,floor-express,floor-fastify,floor-koa,node,express,fastify,koa, --duration=S (seconds per rejected scenario), --warmup=S,
+// --adapters=floor,floor-express,floor-fastify,floor-koa,node,node+redis,express,fastify,koa, --duration=S (seconds per rejected scenario), --warmup=S,
 // --connections=C, --limit=N and --extra=K (limiter: N allowed of N+K), --rounds=R,
 // --captures=M (memory part; sampled every --every=100; at most --budget=S seconds of captures).
 //
 // 1. Rejected requests/s: the engine mounted with each adapter (node = createNodeListener on bare
-//    node:http; floor-* = each framework answering a fixed 401 without the engine, for reference)
+//    node:http; <adapter>+redis = limits counted in a local redis-server; floor-* = each framework
+//    answering a fixed 401 without the engine, for reference)
 //    in a server process of its own (load-server.js), driven by autocannon from this process over loopback: 401 without a key,
 //    401 with an unknown key, 429 with a valid key already over its per-minute limit.
 //    Target: >= 5,000 rejected requests/s.
@@ -58,7 +59,7 @@ const list = (v) => String(v).split(',').map((s) => s.trim()).filter(Boolean);
 const QUICK = truthy(opt('quick', 'BENCH_QUICK', 'false'));
 const cfg = {
   parts: new Set(list(opt('parts', 'BENCH_PARTS', 'rejected,limiter,memory'))),
-  adapters: list(opt('adapters', 'BENCH_ADAPTERS', QUICK ? 'floor,fastify' : 'floor,floor-express,floor-fastify,floor-koa,node,express,fastify,koa')),
+  adapters: list(opt('adapters', 'BENCH_ADAPTERS', QUICK ? 'floor,fastify' : 'floor,floor-express,floor-fastify,floor-koa,node,node+redis,express,fastify,koa')),
   durationSec: Number(opt('duration', 'BENCH_DURATION', QUICK ? 3 : 8)),
   warmupSec: Number(opt('warmup', 'BENCH_WARMUP', 5)),
   warmupRequests: Number(opt('warmup-requests', 'BENCH_WARMUP_REQUESTS', 3000)),
@@ -350,14 +351,21 @@ async function rejectedPart(results) {
   ];
   for (const adapter of cfg.adapters) {
     log(`rejected: starting ${adapter} server`);
+    // `<adapter>+redis`: the same mounting with its limits counted in a redis-server started here.
+    const [mounting, store] = adapter.split('+');
+    const redis = store === 'redis' ? await startRedis() : undefined;
     // Requests without a valid key are limited per address at the FREE rate (SPEC.md): from one
     // client address they would all be 429 after 20. FREE is raised out of the way so that the
     // 401 scenarios measure the 401 path; the 429 scenario uses an account at BASIC = 10/min.
-    const server = await startServer(adapter, {
-      allowPrivateNetworks: true,
-      apiKeys: [{ key: overKey, tier: 'BASIC' }],
-      tiers: { FREE: { requestsPerMinute: 1e9 }, BASIC: { requestsPerMinute: perMinute } },
-    });
+    const server = await startServer(
+      mounting,
+      {
+        allowPrivateNetworks: true,
+        apiKeys: [{ key: overKey, tier: 'BASIC' }],
+        tiers: { FREE: { requestsPerMinute: 1e9 }, BASIC: { requestsPerMinute: perMinute } },
+      },
+      { redisUrl: redis?.url },
+    );
     // Let start-up finish (Chromium launching, warm contexts opening: Playwright work in this very
     // process) before measuring anything.
     await waitQuiet(server.pid, { windowMs: 500, maxTicks: 10, timeoutMs: 20_000 });
@@ -414,6 +422,7 @@ async function rejectedPart(results) {
       }
     } finally {
       await server.close();
+      if (redis) await stopRedis();
     }
   }
 }
