@@ -109,14 +109,12 @@ export async function handleNodeRequest(
   await sendResponse(res, response, request.bodyTooLarge);
 }
 
-/** A `(req, res)` listener for `http.createServer`, answering 404 outside the interface. */
+/**
+ * A `(req, res)` listener for `http.createServer`. It answers every path: outside the interface
+ * with `404 NOT_FOUND`, in JSON and with the limit headers like any other error.
+ */
 export function createNodeListener(engine: CaptureEngine): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
-    if (!engine.ownsPath(path)) {
-      res.writeHead(404, { 'Content-Type': 'application/json; charset=utf-8' }).end(JSON.stringify({ error: 'Not found', code: 'NOT_FOUND' }));
-      return;
-    }
     handleNodeRequest(engine, req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
       res.end(JSON.stringify({ error: 'Internal error', code: 'INTERNAL_ERROR' }));

@@ -123,6 +123,15 @@ describe.each(ADAPTERS)('HTTP contract on %s', (adapter) => {
     for (const name of RATE_HEADERS) expect(response.headers[name], name).toBeDefined();
   });
 
+  it.runIf(adapter === 'node')('the bare listener answers any other path with a JSON 404 and the limit headers', async () => {
+    for (const path of ['/', '/api', '/api/v2/capture', '/elsewhere?url=x']) {
+      const response = await rawGet(`${app.origin}${path}`);
+      expect(response.status, path).toBe(404);
+      expect(JSON.parse(response.body)).toMatchObject({ code: 'NOT_FOUND' });
+      for (const name of RATE_HEADERS) expect(response.headers[name], `${path} ${name}`).toBeDefined();
+    }
+  });
+
   it('401 MISSING_API_KEY carries rate headers but no quota headers', async () => {
     const response = await capture({ url: solid() });
     expect(response.status).toBe(401);
