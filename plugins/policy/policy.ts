@@ -1,6 +1,7 @@
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { resolveTiers, TIER_NAMES, type TierLimits, type TierName, type Tiers } from './tiers.js';
 import { memoryLimiterStore, type LimiterStore } from './limiter-store.js';
+import { addressKey } from './address-key.js';
 
 /** One window of a limit as the headers show it. `resetMs` is Unix time in milliseconds. */
 export interface LimitState {
@@ -17,7 +18,7 @@ export interface Policy {
   readonly tiers: Tiers;
   /** Counts one request of an account at its tier's rate. */
   hitAccount(accountId: string, tier: TierName): Promise<LimitDecision>;
-  /** Counts one request without a valid key, per client address at the FREE rate. */
+  /** Counts one request without a valid key, per client address (IPv6: per /64) at the FREE rate. */
   hitAddress(address: string): Promise<LimitDecision>;
   /** The account's rate window without counting a request (for reads such as file downloads). */
   peekAccount(accountId: string, tier: TierName): Promise<LimitState>;
@@ -85,9 +86,9 @@ export function createPolicy(options: { tiers?: Partial<Record<TierName, Partial
   return {
     tiers,
     peekAccount: (accountId, tier) => peek(rate[tier], accountId, tiers[tier].requestsPerMinute),
-    peekAddress: (address) => peek(addresses, address, tiers.FREE.requestsPerMinute),
+    peekAddress: (address) => peek(addresses, addressKey(address), tiers.FREE.requestsPerMinute),
     hitAccount: (accountId, tier) => hit(rate[tier], accountId, tiers[tier].requestsPerMinute),
-    hitAddress: (address) => hit(addresses, address, tiers.FREE.requestsPerMinute),
+    hitAddress: (address) => hit(addresses, addressKey(address), tiers.FREE.requestsPerMinute),
     async quota(accountId, tier) {
       const res = await quota[tier].get(monthKey(accountId));
       const limit = tiers[tier].monthlyQuota;

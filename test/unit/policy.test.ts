@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createPolicy, nextMonthStart, checkTierGates, DEFAULT_TIERS, resolveTiers } from '../../plugins/policy/index.js';
+import { addressKey } from '../../plugins/policy/address-key.js';
 import { createMemoryKeyStore, hashKey } from '../../plugins/auth/index.js';
 import { parseCaptureParams } from '../../src/schema.js';
 import { CaptureError } from '../../src/errors.js';
@@ -80,5 +81,25 @@ describe('key store', () => {
     store.revoke(record.id);
     expect((await store.lookup(key))?.revoked).toBe(true);
     expect(hashKey(key)).toHaveLength(32);
+  });
+});
+
+describe('limits for requests without a valid key', () => {
+  it('count an IPv6 client per /64 and an IPv4-mapped client as its IPv4 address', async () => {
+    const policy = createPolicy({ tiers: { FREE: { requestsPerMinute: 3 } } });
+    const rotating = ['2001:db8:1:2::1', '2001:db8:1:2::2', '2001:db8:1:2:ffff:ffff:ffff:fffe', '2001:0db8:0001:0002:0:0:0:9'];
+    const decisions = [];
+    for (const address of rotating) decisions.push(await policy.hitAddress(address));
+    expect(decisions.map((decision) => decision.allowed)).toEqual([true, true, true, false]);
+    expect((await policy.hitAddress('2001:db8:1:3::1')).allowed).toBe(true);
+
+    for (const address of ['203.0.113.5', '::ffff:203.0.113.5', '::FFFF:203.0.113.5']) expect((await policy.hitAddress(address)).allowed).toBe(true);
+    expect((await policy.hitAddress('203.0.113.5')).allowed).toBe(false);
+    expect((await policy.peekAddress('::ffff:cb00:7105')).remaining).toBe(0);
+  });
+
+  it('leave what is not an address as it is', () => {
+    expect(addressKey('unknown')).toBe('unknown');
+    expect(addressKey('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
   });
 });
