@@ -104,6 +104,7 @@ async function engineUnit({ withHttp = true } = {}) {
   let server;
   let base;
   let lastRunMs = NaN;
+  let lastServerMs = NaN;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
   const library = async ({ url, format, width, height, fullPage, quality }) => {
@@ -137,6 +138,7 @@ async function engineUnit({ withHttp = true } = {}) {
     });
     if (format !== 'png') q.set('quality', String(quality));
     lastRunMs = NaN;
+    lastServerMs = NaN;
     return new Promise((resolve, reject) => {
       const req = http.get(`${base}?${q}`, { agent, headers: { 'X-API-Key': HTTP_KEY } }, (res) => {
         const chunks = [];
@@ -186,6 +188,18 @@ async function engineUnit({ withHttp = true } = {}) {
         const { captureMiddleware } = await import(pathToFileURL(EXPRESS_ENTRY).href);
         const { default: express } = await import('express');
         const app = express();
+        // Server side (benchmark only): from the request reaching the app to the response's
+        // end() call, i.e. what the server spends on it, without the loopback transfer and
+        // without this process's HTTP client, which shares the event loop with the browser pool.
+        app.use((req, res, next) => {
+          const arrived = performance.now();
+          const end = res.end;
+          res.end = function endTimed(...args) {
+            lastServerMs = performance.now() - arrived;
+            return end.apply(this, args);
+          };
+          next();
+        });
         app.use('/api', captureMiddleware(engine));
         server = await new Promise((resolve, reject) => {
           const s = app.listen(0, '127.0.0.1', (err) => (err ? reject(err) : resolve(s)));
@@ -198,6 +212,8 @@ async function engineUnit({ withHttp = true } = {}) {
     capture: { library, ...(withHttp ? { http: overHttp } : {}) },
     /** Duration of the last engine.run(), to subtract from the last capture's time. */
     innerMs: () => lastRunMs,
+    /** Server-side duration of the last HTTP capture (NaN for library captures). */
+    serverMs: () => lastServerMs,
     async close() {
       agent.destroy();
       if (server) {

@@ -41,7 +41,14 @@ async function captureOnce(contender, job) {
   const buf = await capture(job);
   const ms = performance.now() - t0;
   const inner = unit.innerMs?.();
-  return { ms, outsideMs: Number.isFinite(inner) ? ms - inner : undefined, bytes: buf.length, image: imageInfo(buf) };
+  const server = unit.serverMs?.();
+  return {
+    ms,
+    outsideMs: Number.isFinite(inner) ? ms - inner : undefined,
+    serverOutsideMs: Number.isFinite(inner) && Number.isFinite(server) ? server - inner : undefined,
+    bytes: buf.length,
+    image: imageInfo(buf),
+  };
 }
 
 async function burst({ contender, jobs, concurrency, minCount, windowMs }) {
