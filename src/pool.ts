@@ -184,7 +184,9 @@ export class BrowserPool {
       slot = this.warm.shift();
     }
     slot ??= await this.openSlot();
-    this.refill();
+    // Opening a context costs Chromium a renderer launch: while warm ones are left, the
+    // replacement waits for this capture's release instead of competing with it for the CPU.
+    if (this.warm.length === 0) this.refill();
     const taken = slot;
     let released = false;
     return {
