@@ -25,12 +25,18 @@ describe('client disconnect as an abort signal', () => {
   let close: (() => Promise<void>) | undefined;
   afterEach(async () => close?.());
 
-  it('aborts a signal first read after the client has gone', async () => {
+  /** A request the server has received and not answered, and the client that sent it. */
+  async function pendingRequest(): Promise<{ res: ServerResponse; client: http.ClientRequest }> {
     const server = await serve();
     close = server.close;
     const arrived = server.next();
     const client = http.get({ port: server.port, path: '/' }).on('error', () => undefined);
     const { res } = await arrived;
+    return { res, client };
+  }
+
+  it('aborts a signal first read after the client has gone', async () => {
+    const { res, client } = await pendingRequest();
     const options = abortOnDisconnect(res);
     client.destroy();
     await untilClosed(res);
@@ -38,11 +44,7 @@ describe('client disconnect as an abort signal', () => {
   });
 
   it('aborts a signal read earlier when the client goes away, and makes it only once', async () => {
-    const server = await serve();
-    close = server.close;
-    const arrived = server.next();
-    const client = http.get({ port: server.port, path: '/' }).on('error', () => undefined);
-    const { res } = await arrived;
+    const { res, client } = await pendingRequest();
     const options = abortOnDisconnect(res);
     const signal = options.signal;
     expect(signal?.aborted).toBe(false);
