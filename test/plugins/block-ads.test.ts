@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -89,13 +89,23 @@ describe.each(ADAPTERS)('block_ads and block_cookies over HTTP on %s', (adapter)
 });
 
 describe('the blocking engine', () => {
+  const dirs: string[] = [];
+  const tempDir = (): string => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'capture-engine-adblock-'));
+    dirs.push(dir);
+    return dir;
+  };
+  afterAll(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
   it('finds EasyList and EasyPrivacy from Debian by itself', () => {
     const lists = findDefaultLists();
     expect(lists?.map((file) => path.basename(file))).toEqual(['easylist.txt', 'easyprivacy.txt']);
   });
 
   it('parses configured lists once, then loads the serialized engine from its cache', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'capture-engine-adblock-'));
+    const dir = tempDir();
     const list = path.join(dir, 'house-rules.txt');
     writeFileSync(list, '||tracker.house.test^\n##.house-ad\n');
     const source = { lists: [list], cacheDir: path.join(dir, 'cache'), maxListAgeMs: 60_000, fetch: globalThis.fetch };
@@ -120,7 +130,7 @@ describe('the blocking engine', () => {
     });
     await new Promise<void>((resolve) => listServer.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(listServer.address() as AddressInfo).port}/house.txt`;
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'capture-engine-adblock-'));
+    const dir = tempDir();
     const source = { lists: [url], cacheDir: dir, maxListAgeMs: 60_000, fetch: globalThis.fetch };
     const first = await loadEngine(source);
     const second = await loadEngine(source);
