@@ -68,20 +68,33 @@ async function serve(args: string[]): Promise<void> {
     process.stdout.write(`No CAPTURE_API_KEYS set; created a FREE key for this run: ${key}\n`);
   }
 
-  const engine = await createCaptureEngine({
-    ...baseOptions(values['allow-private-networks'], values['storage-dir']),
-    keyStore,
-    limiterStore: await redisStoreFromEnv(),
-  });
-  const server = await listen(engine, adapter, port, values.host ?? '0.0.0.0');
-  process.stdout.write(`capture-engine listening on http://${values.host}:${port}/api/v1/capture (${adapter})\n`);
-
+  const service = startService(
+    { ...baseOptions(values['allow-private-networks'], values['storage-dir']), keyStore, limiterStore: await redisStoreFromEnv() },
+    adapter,
+    port,
+    values.host ?? '0.0.0.0',
+  );
+  // Listening from the start: a signal while Chromium launches must still close it and remove
+  // its profile, which the default (dying at once) would leave behind.
   const shutdown = (): void => {
     process.stdout.write('shutting down: finishing running captures\n');
-    void drain(server, engine).then(() => process.exit(0));
+    void service.then(({ server, engine }) => drain(server, engine), () => undefined).then(() => process.exit(0));
   };
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
+  await service;
+  process.stdout.write(`capture-engine listening on http://${values.host}:${port}/api/v1/capture (${adapter})\n`);
+}
+
+/** The engine, mounted and listening; an engine whose server cannot listen is closed again. */
+async function startService(options: CaptureEngineOptions, adapter: string, port: number, host: string): Promise<{ server: Server; engine: CaptureEngine }> {
+  const engine = await createCaptureEngine(options);
+  try {
+    return { server: await listen(engine, adapter, port, host), engine };
+  } catch (error) {
+    await engine.close();
+    throw error;
+  }
 }
 
 /**

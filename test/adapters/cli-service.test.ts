@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,6 +57,29 @@ describe.skipIf(!existsSync(cli))('the service (npm start)', () => {
     expect(await exited).toBe(0);
     expect(output()).not.toContain(KEY);
     expect(browsers.filter(isAlive)).toEqual([]);
+  });
+
+  it('SIGTERM while Chromium starts closes it and leaves no profile behind', async () => {
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'capture-engine-cli-'));
+    try {
+      const child = spawn(process.execPath, [cli, 'serve', '--port', String(await closedPort()), '--host', '127.0.0.1'], {
+        env: { ...process.env, TMPDIR: tmp, CAPTURE_API_KEYS: `${KEY}:PRO` },
+        stdio: 'ignore',
+      });
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      let browsers: number[] = [];
+      for (let i = 0; i < 200 && browsers.length === 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        browsers = childProcesses(child.pid as number, 'chromium');
+      }
+      expect(browsers.length).toBeGreaterThan(0);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(browsers.filter(isAlive)).toEqual([]);
+      expect(readdirSync(path.join(tmp, 'capture-engine')).filter((name) => name.startsWith('profile-'))).toEqual([]);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
   });
 });
 
