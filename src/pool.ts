@@ -4,7 +4,7 @@ import { CaptureError } from './errors.js';
 import { abortable } from './deadline.js';
 import { chromiumArgs } from './chromium-path.js';
 import { writeEgressPreferences } from './egress/index.js';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readlink, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from './types.js';
 
@@ -289,7 +289,7 @@ export class BrowserPool {
   private async launchLocal(): Promise<{ browser: Browser; dispose: () => Promise<void> }> {
     const profile = await mkdtemp(path.join(this.options.tempDir, 'profile-'));
     let removal: Promise<void> | undefined;
-    const dispose = (): Promise<void> => (removal ??= rm(profile, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined));
+    const dispose = (): Promise<void> => (removal ??= removeProfile(profile));
     try {
       await writeEgressPreferences(profile);
       const persistent = await chromium.launchPersistentContext(profile, {
@@ -325,4 +325,16 @@ export class BrowserPool {
       await last.dispose();
     }
   }
+}
+
+/**
+ * Removes a browser profile and the directory of Chromium's singleton socket that it links to:
+ * Chromium removes that one itself on a clean exit, but a crashed or killed browser leaves it in
+ * the system temp directory.
+ */
+async function removeProfile(profile: string): Promise<void> {
+  const socket = await readlink(path.join(profile, 'SingletonSocket')).catch(() => undefined);
+  const socketDir = socket && path.dirname(socket);
+  if (socketDir && path.basename(socketDir).startsWith('org.chromium.Chromium.')) await rm(socketDir, { recursive: true, force: true }).catch(() => undefined);
+  await rm(profile, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
 }

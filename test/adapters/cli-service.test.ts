@@ -85,7 +85,8 @@ describe.skipIf(!existsSync(cli))('the service (npm start)', () => {
 
 describe.skipIf(!existsSync(cli))('capture-engine shot', () => {
   it('writes a capture to a file without a server', async () => {
-    const output = path.join(mkdtempSync(path.join(os.tmpdir(), 'capture-engine-shot-')), 'page.jpg');
+    const outputDir = mkdtempSync(path.join(os.tmpdir(), 'capture-engine-shot-'));
+    const output = path.join(outputDir, 'page.jpg');
     const child = spawn(process.execPath, [cli, 'shot', fixtures.url('/solid?color=%2300ff00'), '-o', output, '--format', 'jpg', '--width', '300', '--height', '200'], {
       env: { ...process.env, CAPTURE_ALLOW_PRIVATE_NETWORKS: 'true' },
       stdio: 'ignore',
@@ -94,5 +95,6 @@ describe.skipIf(!existsSync(cli))('capture-engine shot', () => {
     const image = await decode(readFileSync(output));
     expect([image.width, image.height]).toEqual([300, 200]);
     expect(near(image.at(150, 100), '#00ff00')).toBe(true);
+    rmSync(outputDir, { recursive: true, force: true });
   });
 });

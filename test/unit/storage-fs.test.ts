@@ -1,10 +1,18 @@
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createFsStorage } from '../../plugins/storage-fs/index.js';
 
-const dir = (): string => mkdtempSync(path.join(os.tmpdir(), 'capture-engine-storage-'));
+const made: string[] = [];
+const dir = (): string => {
+  const created = mkdtempSync(path.join(os.tmpdir(), 'capture-engine-storage-'));
+  made.push(created);
+  return created;
+};
+afterAll(() => {
+  for (const created of made) rmSync(created, { recursive: true, force: true });
+});
 const read = async (stream: NodeJS.ReadableStream): Promise<string> => {
   let text = '';
   for await (const chunk of stream) text += String(chunk);
