@@ -22,8 +22,10 @@ fi
 
 # Never download a browser: the system Chromium is used.
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
-# `npm install` installs the locked versions; `npm ci` is not used because its strict lock check
-# also demands other platforms' optional packages (rollup's), which the registry mirror may not list.
-npm install --no-audit --no-fund
+# `npm ci` installs exactly what package-lock.json records and never rewrites it, so a fresh clone
+# stays clean. Its lock check demands every platform's optional packages; the lock lists them all
+# because package.json "overrides" pins rollup and unrs-resolver to versions whose platform
+# packages the registry mirror holds for every platform.
+npm ci --no-audit --no-fund
 npm run build
 echo "setup: done ($(chromium --version 2>/dev/null || echo chromium), $(ffmpeg -version 2>/dev/null | head -1 | cut -d' ' -f1-3))"
