@@ -10,8 +10,6 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 1,
     fileParallelism: false,
-    // Real browsers on a shared 2-core machine: one retry absorbs a starved run, a real failure fails twice.
-    retry: 1,
     reporters: ['default'],
   },
 });

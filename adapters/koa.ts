@@ -1,19 +1,19 @@
 import type { Context, Middleware, Next } from 'koa';
-import type { CaptureEngine } from '../src/engine.js';
-import { abortOnDisconnect, afterResponse, toHttpRequest } from './node-bridge.js';
+import { toCaptureHttp } from '../src/http/index.js';
+import { abortOnDisconnect, afterResponse, toHttpRequest, type CaptureHttpSource } from './node-bridge.js';
 
-/** Koa middleware: `app.use(captureMiddleware(engine))`. Other paths go to `next()` untouched. */
-export function captureMiddleware(engine: CaptureEngine): Middleware {
+/** Koa middleware: `app.use(captureMiddleware(http))` (or an engine). Other paths go to `next()` untouched. */
+export function captureMiddleware(source: CaptureHttpSource): Middleware {
+  const http = toCaptureHttp(source);
   return async (ctx: Context, next: Next) => {
-    if (!engine.ownsPath(ctx.path)) return next();
+    if (!http.ownsPath(ctx.path)) return next();
     const disconnect = abortOnDisconnect(ctx.res);
     const parsedBody = (ctx.request as { body?: unknown }).body;
-    const request = await toHttpRequest(ctx.req, { bodyLimit: engine.options.bodyLimit, url: ctx.originalUrl, parsedBody });
-    const response = await engine.handle(request, disconnect);
+    const request = await toHttpRequest(ctx.req, { bodyLimit: http.bodyLimit, url: ctx.originalUrl, parsedBody });
+    const response = await http.handle(request, disconnect);
     afterResponse(ctx.res, response);
     ctx.status = response.status;
     ctx.set(response.headers);
-    if (request.bodyTooLarge) ctx.set('Connection', 'close');
     ctx.body = response.body ?? '';
     // Koa drops Content-Length for streams; the interface promises it on every file.
     const length = response.headers['Content-Length'];

@@ -1,8 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { HttpRequest, HttpResponse } from '../src/http-types.js';
-import type { CaptureEngine, CaptureOptions } from '../src/engine.js';
+import { toCaptureHttp, type CaptureEngine, type CaptureHttp, type CaptureOptions, type HttpRequest, type HttpResponse } from '../src/http/index.js';
+
+/** What every adapter mounts: the HTTP service, or an engine (its service is made from the engine's options). */
+export type CaptureHttpSource = CaptureHttp | CaptureEngine;
 
 /**
  * What every adapter shares: reading the body within the limit, turning a closed connection into
@@ -83,10 +85,8 @@ export function afterResponse(res: ServerResponse, response: HttpResponse): void
   res.once('close', () => void finish().catch(() => undefined));
 }
 
-export async function sendResponse(res: ServerResponse, response: HttpResponse, bodyTooLarge = false): Promise<void> {
+export async function sendResponse(res: ServerResponse, response: HttpResponse): Promise<void> {
   afterResponse(res, response);
-  // The unread rest of an oversized body would be taken for the next request on this connection.
-  if (bodyTooLarge) res.setHeader('Connection', 'close');
   res.writeHead(response.status, response.headers);
   const body = response.body;
   if (body === undefined || typeof body === 'string' || Buffer.isBuffer(body)) {
@@ -98,28 +98,28 @@ export async function sendResponse(res: ServerResponse, response: HttpResponse, 
 
 /** The whole exchange for adapters that hand over Node's req/res (Express, plain node:http). */
 export async function handleNodeRequest(
-  engine: CaptureEngine,
+  http: CaptureHttp,
   req: IncomingMessage,
   res: ServerResponse,
   options: { url?: string; parsedBody?: unknown } = {},
 ): Promise<void> {
   const disconnect = abortOnDisconnect(res);
-  const request = await toHttpRequest(req, { bodyLimit: engine.options.bodyLimit, ...options });
-  const response = await engine.handle(request, disconnect);
-  await sendResponse(res, response, request.bodyTooLarge);
+  const request = await toHttpRequest(req, { bodyLimit: http.bodyLimit, ...options });
+  const response = await http.handle(request, disconnect);
+  await sendResponse(res, response);
 }
 
 /**
  * A `(req, res)` listener for `http.createServer`. It answers every path: outside the interface
  * with `404 NOT_FOUND`, in JSON and with the limit headers like any other error.
  */
-export function createNodeListener(engine: CaptureEngine): (req: IncomingMessage, res: ServerResponse) => void {
+export function createNodeListener(source: CaptureHttpSource): (req: IncomingMessage, res: ServerResponse) => void {
+  const http = toCaptureHttp(source);
   return (req, res) => {
-    handleNodeRequest(engine, req, res).catch(() => {
+    handleNodeRequest(http, req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
       res.end(JSON.stringify({ error: 'Internal error', code: 'INTERNAL_ERROR' }));
     });
   };
 }
 
-export { Readable };

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import type { PlaywrightBlocker } from '@ghostery/adblocker-playwright';
-import type { CaptureContext, CapturePlugin, Logger } from '../../src/types.js';
-import { abortable, bestEffort } from '../../src/deadline.js';
+import type { CaptureContext, CapturePlugin } from '../../src/core/types.js';
+import type { Logger } from '../../src/core/logger.js';
+import { abortable, bestEffort } from '../../src/core/deadline.js';
 import { loadEngine, type PrebuiltEngine } from './engine-cache.js';
 import { applyCosmeticPass } from './cosmetic-pass.js';
 import { PageBlocking } from './page-blocking.js';
@@ -47,7 +48,7 @@ export function blockAds(options: BlockAdsOptions = {}): CapturePlugin {
     const loading = source;
     engine ??= loadEngine(loading).then(
       (loaded) => {
-        log?.info('ad blocking engine ready', { origin: loaded.origin, ms: loaded.ms });
+        log?.info({ origin: loaded.origin, ms: loaded.ms }, 'ad blocking engine ready');
         return loaded.blocker;
       },
       (error: unknown) => {

@@ -1,6 +1,6 @@
 import type { Disposable } from 'playwright-core';
-import type { CaptureContext, CapturePlugin } from '../../src/types.js';
-import { bestEffort, sleep } from '../../src/deadline.js';
+import type { CaptureContext, CapturePlugin } from '../../src/core/types.js';
+import { bestEffort, sleep } from '../../src/core/deadline.js';
 import { autoconsentInitScript, STATE_KEY } from './autoconsent-script.js';
 import { isSettled, readConsentStates, type FrameConsentState, type SettleTimings } from './autoconsent-state.js';
 import type { FallbackInput } from './consent-fallback.js';

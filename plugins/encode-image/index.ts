@@ -1,13 +1,10 @@
 import sharp from 'sharp';
-import type { CapturePlugin } from '../../src/types.js';
-import { CaptureError } from '../../src/errors.js';
-import { IMAGE_FORMATS, type CaptureFormat } from '../../src/schema.js';
+import type { CapturePlugin } from '../../src/core/types.js';
+import { CaptureError } from '../../src/core/errors.js';
+import { isVideoFormat, type ImageFormat } from '../../src/core/formats.js';
 
-const IMAGE_TYPES: Record<string, { contentType: string; encoding: 'png' | 'jpeg' | 'webp' }> = {
-  png: { contentType: 'image/png', encoding: 'png' },
-  jpg: { contentType: 'image/jpeg', encoding: 'jpeg' },
-  webp: { contentType: 'image/webp', encoding: 'webp' },
-};
+/** The encoding that produces each image format. */
+const ENCODINGS: Record<ImageFormat, 'png' | 'jpeg' | 'webp'> = { png: 'png', jpg: 'jpeg', webp: 'webp' };
 
 /**
  * Delivers the requested image format. Chromium's own encoder is used when it already produced the
@@ -20,19 +17,16 @@ export function encodeImage(): CapturePlugin {
       {
         name: 'encode',
         phase: 'encode',
-        when: (params) => (IMAGE_FORMATS as readonly string[]).includes(params.format),
+        when: (params) => !isVideoFormat(params.format),
         run: async (ctx) => {
           const captured = ctx.captured;
           if (captured?.kind !== 'image') throw new CaptureError('INTERNAL_ERROR', 'No image was captured');
-          const format = ctx.params.format as CaptureFormat;
-          const target = IMAGE_TYPES[format];
-          if (!target) throw new CaptureError('INTERNAL_ERROR', `No image encoder for ${format}`);
-          const data = captured.encoding === target.encoding ? captured.data : await convert(captured.data, target.encoding, ctx.params.quality);
+          const format = ctx.params.format as ImageFormat;
+          const encoding = ENCODINGS[format];
+          const data = captured.encoding === encoding ? captured.data : await convert(captured.data, encoding, ctx.params.quality);
           if (data.length === 0) throw new CaptureError('CAPTURE_FAILED', 'The encoder produced an empty image', { details: { reason: 'encoder' } });
           ctx.output = {
             format,
-            contentType: target.contentType,
-            extension: format,
             size: data.length,
             data,
             width: captured.width,

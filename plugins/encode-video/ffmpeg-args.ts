@@ -1,3 +1,5 @@
+import type { VideoFormat } from '../../src/core/formats.js';
+
 /** What the encoder needs to know about the video it writes. */
 export interface VideoSpec {
   format: VideoFormat;
@@ -12,10 +14,7 @@ export interface VideoSpec {
   output: string;
 }
 
-export type VideoFormat = 'mp4' | 'webm';
-
 interface Codec {
-  contentType: string;
   /** H.264 in 4:2:0 needs even sides; VP9 does not. */
   evenSides: boolean;
   /** CRF at quality 100 and at quality 1; in between it is linear. */
@@ -32,13 +31,11 @@ interface Codec {
  */
 export const CODECS: Record<VideoFormat, Codec> = {
   mp4: {
-    contentType: 'video/mp4',
     evenSides: true,
     crf: [18, 45],
     args: ['-c:v', 'libx264', '-preset', 'veryfast', '-tune', 'zerolatency', '-profile:v', 'high', '-movflags', '+faststart'],
   },
   webm: {
-    contentType: 'video/webm',
     evenSides: false,
     // Realtime mode compresses less than x264 at the same CRF, hence the higher scale: quality 90
     // gives CRF 32, about SSIM 0.99 on text-heavy pages.
@@ -49,10 +46,6 @@ export const CODECS: Record<VideoFormat, Codec> = {
     args: ['-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-row-mt', '1', '-tune-content', 'screen', '-static-thresh', '1000', '-b:v', '0'],
   },
 };
-
-export function isVideoFormatName(format: string): format is VideoFormat {
-  return Object.hasOwn(CODECS, format);
-}
 
 /** Maps the capture's 1..100 quality onto the codec's CRF scale (lower CRF = better). */
 export function crfFor(format: VideoFormat, quality: number): number {

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { execa } from 'execa';
-import { CaptureError } from '../../src/errors.js';
-import { throwIfAborted } from '../../src/deadline.js';
+import { CaptureError } from '../../src/core/errors.js';
+import { throwIfAborted } from '../../src/core/deadline.js';
 
 /** Bytes of ffmpeg's stderr kept for error messages; with `-loglevel error` the last lines say why. */
 const STDERR_TAIL = 2_000;

@@ -1,16 +1,17 @@
 import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { CaptureContext, CapturePlugin } from '../../src/types.js';
-import { CaptureError } from '../../src/errors.js';
-import { throwIfAborted } from '../../src/deadline.js';
+import type { CaptureContext, CapturePlugin } from '../../src/core/types.js';
+import { CaptureError } from '../../src/core/errors.js';
+import { throwIfAborted } from '../../src/core/deadline.js';
 import { findFfmpeg } from './find-ffmpeg.js';
-import { CODECS, ffmpegArgs, isVideoFormatName, outputSize } from './ffmpeg-args.js';
+import { isVideoFormat } from '../../src/core/formats.js';
+import { ffmpegArgs, outputSize } from './ffmpeg-args.js';
 import { startFfmpeg } from './ffmpeg-process.js';
 
 export { findFfmpeg } from './find-ffmpeg.js';
 
 export interface EncodeVideoOptions {
-  /** ffmpeg executable. @default engine option `ffmpegPath` → `CAPTURE_FFMPEG_PATH` → `ffmpeg-static` → `ffmpeg` on PATH */
+  /** ffmpeg executable. @default `CAPTURE_FFMPEG_PATH` → `ffmpeg-static` → `ffmpeg` on PATH */
   ffmpegPath?: string;
   /** Where videos are written while they are encoded. @default engine option `tempDir` */
   tempDir?: string;
@@ -22,7 +23,7 @@ export interface EncodeVideoOptions {
  */
 export function encodeVideo(options: EncodeVideoOptions = {}): CapturePlugin {
   let tempDir = options.tempDir;
-  let ffmpegPath = options.ffmpegPath;
+  const ffmpegPath = options.ffmpegPath;
   let binary: Promise<string> | undefined;
   // Looked up on first use, so an engine without ffmpeg still serves images.
   const findBinary = (): Promise<string> => {
@@ -37,14 +38,12 @@ export function encodeVideo(options: EncodeVideoOptions = {}): CapturePlugin {
     name: 'encode-video',
     setup(host) {
       tempDir ??= host.options.tempDir;
-      const configured = host.options.ffmpegPath;
-      if (ffmpegPath === undefined && typeof configured === 'string') ffmpegPath = configured;
     },
     stages: [
       {
         name: 'encode',
         phase: 'encode',
-        when: (params) => isVideoFormatName(params.format),
+        when: (params) => isVideoFormat(params.format),
         run: async (ctx) => encode(ctx, await findBinary(), tempDir),
       },
     ],
@@ -56,7 +55,7 @@ async function encode(ctx: CaptureContext, binary: string, tempDir: string | und
   if (captured?.kind !== 'frames') throw new CaptureError('INTERNAL_ERROR', 'No video frames were captured');
   if (!tempDir) throw new CaptureError('INTERNAL_ERROR', 'encode-video has no temporary directory');
   const format = ctx.params.format;
-  if (!isVideoFormatName(format)) throw new CaptureError('INTERNAL_ERROR', `No video encoder for ${format}`);
+  if (!isVideoFormat(format)) throw new CaptureError('INTERNAL_ERROR', `No video encoder for ${format}`);
 
   const file = path.join(tempDir, `${ctx.id}.${format}`);
   const args = ffmpegArgs({ format, fps: captured.fps, width: captured.width, height: captured.height, quality: ctx.params.quality, input: captured.encoding, output: file });
@@ -72,8 +71,6 @@ async function encode(ctx: CaptureContext, binary: string, tempDir: string | und
   throwIfAborted(ctx.signal);
   ctx.output = {
     format,
-    contentType: CODECS[format].contentType,
-    extension: format,
     size,
     path: file,
     ...outputSize(format, captured.width, captured.height),

@@ -1,6 +1,6 @@
-import type { CapturePlugin } from '../../src/types.js';
-import { CaptureError } from '../../src/errors.js';
-import { allowedFor } from '../../src/schema.js';
+import type { CapturePlugin } from '../../src/core/types.js';
+import { captureErrors } from '../../src/core/error-factories.js';
+import { allowedFor } from '../../src/core/schema.js';
 
 /** Splits on commas outside brackets and parentheses, so `a:is(.x, .y)` stays one selector. */
 export function splitSelectors(list: string): string[] {
@@ -50,9 +50,7 @@ export function hideSelectors(): CapturePlugin {
             return undefined;
           }, selectors);
           if (invalid !== undefined) {
-            throw new CaptureError('INVALID_PARAMETER', `Invalid parameter 'hide_selectors': '${invalid}' is not a valid CSS selector`, {
-              details: { param: 'hide_selectors', allowed: allowedFor('hide_selectors') },
-            });
+            throw captureErrors.invalidParameter('hide_selectors', `Invalid parameter 'hide_selectors': '${invalid}' is not a valid CSS selector`, allowedFor('hide_selectors'));
           }
         },
       },

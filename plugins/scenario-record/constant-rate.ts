@@ -1,6 +1,6 @@
-import { FrameClock } from './frame-clock.js';
+import { FrameClock } from '../shared/frame-clock.js';
 import type { FrameWindow } from './frame-window.js';
-import type { ScreencastFrame } from './screencast.js';
+import type { ScreencastFrame } from '../shared/screencast.js';
 
 export interface ConstantRateOptions {
   fps: number;

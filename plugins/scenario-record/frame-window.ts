@@ -1,5 +1,5 @@
-import { Wakeup } from './wakeup.js';
-import type { ScreencastFrame } from './screencast.js';
+import { Wakeup } from '../shared/wakeup.js';
+import type { ScreencastFrame } from '../shared/screencast.js';
 
 interface Entry {
   frame: ScreencastFrame;

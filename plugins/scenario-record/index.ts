@@ -1,10 +1,11 @@
-import type { CapturePlugin } from '../../src/types.js';
+import { DEFAULTS } from '../../src/core/defaults.js';
+import type { CapturePlugin } from '../../src/core/types.js';
 import { FrameWindow } from './frame-window.js';
 import { constantRate } from './constant-rate.js';
-import { captureViewport, screencastFor } from './screencast.js';
+import { captureViewport, screencastFor } from '../shared/screencast.js';
 
 export interface RecordScenarioOptions {
-  /** Frames per second of the video. @default engine option `fps` (30) */
+  /** Frames per second of the video. @default the engine's `fps` (30) */
   fps?: number;
   /** JPEG quality of the frames handed to the encoder. @default 90 */
   frameQuality?: number;
@@ -31,7 +32,7 @@ export function recordScenario(options: RecordScenarioOptions = {}): CapturePlug
         phase: 'capture',
         when: (params) => params.scenario === 'record',
         run: async (ctx) => {
-          const rate = fps ?? 30;
+          const rate = fps ?? DEFAULTS.fps;
           const { viewport_width: width, viewport_height: height, duration } = ctx.params;
           const window = new FrameWindow();
           // Started now so the first frame is there when the encoder, started next, asks for it.

@@ -1,11 +1,12 @@
-import type { CapturePlugin } from '../../src/types.js';
-import { screencastFor } from '../scenario-record/screencast.js';
+import { DEFAULTS } from '../../src/core/defaults.js';
+import type { CapturePlugin } from '../../src/core/types.js';
+import { screencastFor } from '../shared/screencast.js';
 import { LatestFrame } from './latest-frame.js';
 import { ScrollTimeline } from './timeline.js';
 import { scrollFrames } from './scroll-frames.js';
 
 export interface ScrollScenarioOptions {
-  /** Frames per second of the video. @default engine option `fps` (30) */
+  /** Frames per second of the video. @default the engine's `fps` (30) */
   fps?: number;
   /** Length of one step's scroll animation in ms (the pause after it is `scroll_delay`). @default 800 */
   scrollAnimationMs?: number;
@@ -33,7 +34,7 @@ export function scrollScenario(options: ScrollScenarioOptions = {}): CapturePlug
         phase: 'capture',
         when: (params) => params.scenario === 'scroll',
         run: async (ctx) => {
-          const rate = fps ?? 30;
+          const rate = fps ?? DEFAULTS.fps;
           const { viewport_width: width, viewport_height: height, duration, scroll_by: scrollBy, scroll_delay: delayMs } = ctx.params;
           const latest = new LatestFrame();
           const { cdp, screencast } = await screencastFor(ctx, quality, (frame, ack) => latest.push(frame, ack));

@@ -1,5 +1,5 @@
-import { Wakeup } from '../scenario-record/wakeup.js';
-import type { ScreencastFrame } from '../scenario-record/screencast.js';
+import { Wakeup } from '../shared/wakeup.js';
+import type { ScreencastFrame } from '../shared/screencast.js';
 
 interface Held {
   frame: ScreencastFrame;

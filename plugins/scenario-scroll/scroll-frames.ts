@@ -1,7 +1,7 @@
 import type { CDPSession } from 'playwright-core';
-import { sleep, throwIfAborted } from '../../src/deadline.js';
-import { captureViewport, type ScreencastFrame } from '../scenario-record/screencast.js';
-import { FrameClock } from '../scenario-record/frame-clock.js';
+import { sleep, throwIfAborted } from '../../src/core/deadline.js';
+import { captureViewport, type ScreencastFrame } from '../shared/screencast.js';
+import { FrameClock } from '../shared/frame-clock.js';
 import type { LatestFrame } from './latest-frame.js';
 import type { ScrollTimeline } from './timeline.js';
 import { scrollPage } from './page-scroll.js';

@@ -1,7 +1,8 @@
 import type { CDPSession } from 'playwright-core';
 import sharp, { type OverlayOptions } from 'sharp';
-import type { CapturePlugin, CaptureContext, ImageArtifact } from '../../src/types.js';
-import { bestEffort } from '../../src/deadline.js';
+import type { CapturePlugin, CaptureContext, ImageArtifact } from '../../src/core/types.js';
+import { bestEffort } from '../../src/core/deadline.js';
+import { DEFAULTS } from '../../src/core/defaults.js';
 import { revealLazyContent } from './reveal-lazy-content.js';
 
 export interface StaticScenarioOptions {
@@ -22,7 +23,7 @@ const TO_CDP: Record<string, CdpFormat> = { png: 'png', jpg: 'jpeg', webp: 'webp
 
 /** Still screenshots taken straight from Chromium (CDP), tiled for pages taller than it can render. */
 export function staticScenario(options: StaticScenarioOptions = {}): CapturePlugin {
-  const maxHeight = options.maxFullPageHeight ?? 32_000;
+  const maxHeight = options.maxFullPageHeight ?? DEFAULTS.maxFullPageHeight;
   const lazyBudget = options.lazyContentBudgetMs ?? 2_500;
   return {
     name: 'scenario-static',

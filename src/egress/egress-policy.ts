@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { CaptureError } from '../errors.js';
+import { captureErrors } from '../core/error-factories.js';
 import { isPublicUnicast } from './address-policy.js';
 import { bareHost, isLocalhostName } from './host-name.js';
 import type { Resolver } from './resolver.js';
@@ -60,14 +60,10 @@ export async function checkHost(
 export async function resolveAllowed(url: URL, policy: EgressPolicy): Promise<string[]> {
   const port = url.port === '' ? DEFAULT_PORTS[url.protocol] : Number(url.port);
   if (port === undefined) {
-    throw new CaptureError('URL_NOT_ALLOWED', 'Only http and https URLs are allowed', { details: { url: url.href } });
+    throw captureErrors.urlNotAllowed(url.href, 'Only http and https URLs are allowed');
   }
   const verdict = await checkHost(url.hostname, port, policy);
   if (verdict.ok) return verdict.addresses;
-  if (verdict.reason === 'dns') {
-    throw new CaptureError('CAPTURE_FAILED', `Could not resolve ${url.hostname}`, { details: { reason: 'dns' } });
-  }
-  throw new CaptureError('URL_NOT_ALLOWED', 'Target resolves to an address that is not allowed', {
-    details: { url: url.href },
-  });
+  if (verdict.reason === 'dns') throw captureErrors.dnsFailed(url.hostname);
+  throw captureErrors.urlNotAllowed(url.href, 'Target resolves to an address that is not allowed');
 }

@@ -1,4 +1,5 @@
-import { CaptureError } from '../errors.js';
+import type { CaptureError } from '../core/errors.js';
+import { captureErrors } from '../core/error-factories.js';
 import { isLocalhostName } from './host-name.js';
 
 const ALLOWED_SCHEMES = new Set(['http:', 'https:']);
@@ -11,13 +12,7 @@ const ALLOWED_SCHEMES = new Set(['http:', 'https:']);
 const FORBIDDEN_CHARACTERS = /[\p{Cc}\p{Z}\u200b\u2060\ufeff]/u;
 
 function invalid(message: string): CaptureError {
-  return new CaptureError('INVALID_PARAMETER', message, {
-    details: { param: 'url', allowed: 'http or https URL' },
-  });
-}
-
-function notAllowed(message: string, url: string): CaptureError {
-  return new CaptureError('URL_NOT_ALLOWED', message, { details: { url } });
+  return captureErrors.invalidParameter('url', message, 'http or https URL');
 }
 
 /**
@@ -41,13 +36,13 @@ export function parseTargetUrl(raw: string, options: { allowPrivateNetworks?: bo
     // The refusal echoes the URL back and may be logged: never with the secret in it.
     url.username = '';
     url.password = '';
-    throw notAllowed('URLs with credentials are not allowed', url.href);
+    throw captureErrors.urlNotAllowed(url.href, 'URLs with credentials are not allowed');
   }
   if (!ALLOWED_SCHEMES.has(url.protocol)) {
-    throw notAllowed(`Scheme ${JSON.stringify(url.protocol.slice(0, -1))} is not allowed, only http and https`, raw);
+    throw captureErrors.urlNotAllowed(raw, `Scheme ${JSON.stringify(url.protocol.slice(0, -1))} is not allowed, only http and https`);
   }
   if (!options.allowPrivateNetworks && isLocalhostName(url.hostname)) {
-    throw notAllowed('Target host is not allowed', raw);
+    throw captureErrors.urlNotAllowed(raw, 'Target host is not allowed');
   }
   return url;
 }

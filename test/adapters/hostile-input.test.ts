@@ -12,9 +12,9 @@ const VALID = 'ce_hostile_valid_0123456789abcdef';
 const REVOKED = 'ce_hostile_revoked_0123456789abcd';
 const lines: string[] = [];
 const log: Logger = {
-  info: (message, fields) => lines.push(JSON.stringify({ message, ...fields })),
-  warn: (message, fields) => lines.push(JSON.stringify({ message, ...fields })),
-  error: (message, fields) => lines.push(JSON.stringify({ message, ...fields })),
+  info: (fields, message) => lines.push(JSON.stringify({ message, ...fields })),
+  warn: (fields, message) => lines.push(JSON.stringify({ message, ...fields })),
+  error: (fields, message) => lines.push(JSON.stringify({ message, ...fields })),
 };
 
 let engine: CaptureEngine;
@@ -157,7 +157,7 @@ describe('hostile file paths', () => {
   });
 
   it('a symlink planted in the storage directory is never followed', async () => {
-    const folder = path.join(engine.options.storageDir, '2026-01-01');
+    const folder = path.join(engine.options.tempDir, 'files', '2026-01-01');
     mkdirSync(folder, { recursive: true });
     symlinkSync('/etc/passwd', path.join(folder, 'planted.png'));
     const response = await rawGet(`${app.origin}/api/files/2026-01-01/planted.png`);

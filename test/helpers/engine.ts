@@ -4,10 +4,13 @@ import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { createCaptureEngine, silentLogger, type CaptureEngine, type CaptureEngineOptions } from '../../src/index.js';
 
+/** Captures at once in a test engine (and so its warm contexts). */
+export const TEST_CONCURRENCY = 2;
+
 /** An engine for tests: private networks allowed (fixtures live on 127.0.0.1), own temp dirs, quiet. */
 export async function createTestEngine(options: CaptureEngineOptions = {}): Promise<CaptureEngine> {
   const tempDir = mkdtempSync(path.join(os.tmpdir(), 'capture-engine-test-'));
-  const engine = await createCaptureEngine({ allowPrivateNetworks: true, concurrency: 2, tempDir, log: silentLogger, ...options });
+  const engine = await createCaptureEngine({ allowPrivateNetworks: true, concurrency: TEST_CONCURRENCY, tempDir, log: silentLogger, ...options });
   // The test's own directory goes with the engine (unless the test chose its own).
   const close = engine.close.bind(engine);
   engine.close = async () => {

@@ -135,7 +135,7 @@ describe('static captures', () => {
   it('stores json results and serves them back', async () => {
     const shot = await engine.capture({ url: fixtures.url('/solid'), response_type: 'json', viewport_width: 200, viewport_height: 200 });
     expect(shot.url).toMatch(/^\/api\/files\/\d{4}-\d{2}-\d{2}\/[\w-]{22}\.png$/);
-    const stored = await engine.storage.get((shot.url as string).replace('/api/files/', ''));
+    const stored = await engine.storage?.get((shot.url as string).replace('/api/files/', ''));
     expect(stored?.size).toBe(shot.size);
   });
 });

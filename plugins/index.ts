@@ -1,0 +1,43 @@
+import type { CapturePlugin } from '../src/core/types.js';
+import { geolocation } from './geolocation/index.js';
+import { hideSelectors } from './hide-selectors/index.js';
+import { blockAds, type BlockAdsOptions } from './block-ads/index.js';
+import { blockCookies, type BlockCookiesOptions } from './block-cookies/index.js';
+import { staticScenario } from './scenario-static/index.js';
+import { encodeImage } from './encode-image/index.js';
+import { scrollScenario } from './scenario-scroll/index.js';
+import { recordScenario } from './scenario-record/index.js';
+import { encodeVideo } from './encode-video/index.js';
+
+export { geolocation, hideSelectors, blockAds, blockCookies, staticScenario, encodeImage, scrollScenario, recordScenario, encodeVideo };
+export type { BlockAdsOptions, BlockCookiesOptions };
+
+/** What the built-in plugins take from `createCaptureEngine`'s options. */
+export interface DefaultPluginOptions {
+  /** `block_ads`: filter lists, prebuilt engine, cache. */
+  adBlocking?: BlockAdsOptions;
+  /** `block_cookies`: wait limits, extra CMP selectors. */
+  cookieBanners?: BlockCookiesOptions;
+  /** Tallest full-page image in px. */
+  maxFullPageHeight?: number;
+  /** ffmpeg executable. */
+  ffmpegPath?: string;
+}
+
+/**
+ * The built-in plugins, in the order their stages run within a phase. Blocking runs before
+ * hiding, so a caller's selectors apply to what blocking left.
+ */
+export function defaultPlugins(options: DefaultPluginOptions = {}): CapturePlugin[] {
+  return [
+    geolocation(),
+    blockAds(options.adBlocking),
+    blockCookies(options.cookieBanners),
+    hideSelectors(),
+    staticScenario({ maxFullPageHeight: options.maxFullPageHeight }),
+    encodeImage(),
+    scrollScenario(),
+    recordScenario(),
+    encodeVideo({ ffmpegPath: options.ffmpegPath }),
+  ];
+}

@@ -1,0 +1,99 @@
+import type { Browser } from 'playwright-core';
+import type { Logger } from '../core/logger.js';
+import { captureErrors } from '../core/error-factories.js';
+import { launchBrowser, type LaunchOptions } from './launch.js';
+import { withTimeout } from './close-timeout.js';
+
+/** One launched browser and the contexts it has made. */
+export interface Generation {
+  browser: Browser;
+  /** Removes what the browser left on disk (its profile); idempotent. */
+  dispose: () => Promise<void>;
+  contextsMade: number;
+  open: number;
+  retired: boolean;
+}
+
+export interface GenerationOptions extends LaunchOptions {
+  /** Relaunch the browser after this many contexts, draining the old one (0 = never). */
+  recycleAfter: number;
+  log: Logger;
+}
+
+/**
+ * The browser new contexts are made in: launched once, relaunched after a crash behind one
+ * promise (a lock), and replaced after `recycleAfter` contexts while the old one drains.
+ */
+export class BrowserGenerations {
+  private current: Generation | undefined;
+  private launching: Promise<Generation> | undefined;
+  private closed = false;
+
+  constructor(private readonly options: GenerationOptions) {}
+
+  get connected(): boolean {
+    return this.current?.browser.isConnected() ?? false;
+  }
+
+  get openContexts(): number {
+    return this.current?.open ?? 0;
+  }
+
+  async get(): Promise<Generation> {
+    const current = this.current;
+    const recycle = this.options.recycleAfter > 0 && current !== undefined && current.contextsMade >= this.options.recycleAfter;
+    if (current && current.browser.isConnected() && !recycle) return current;
+    if (current && recycle) this.retire(current);
+    this.launching ??= this.launch().finally(() => {
+      this.launching = undefined;
+    });
+    return this.launching;
+  }
+
+  /** A context of `generation` closed; a retired generation closes with its last context. */
+  async contextClosed(generation: Generation): Promise<void> {
+    generation.open--;
+    if (generation.retired && generation.open === 0) {
+      await withTimeout(generation.browser.close()).catch(() => undefined);
+      await generation.dispose();
+    }
+  }
+
+  private retire(generation: Generation): void {
+    generation.retired = true;
+    if (this.current === generation) this.current = undefined;
+    if (generation.open === 0) void generation.browser.close().catch(() => undefined);
+  }
+
+  private async launch(): Promise<Generation> {
+    if (this.closed) throw captureErrors.shuttingDown();
+    const { browser, dispose } = await launchBrowser(this.options);
+    const generation: Generation = { browser, dispose, contextsMade: 0, open: 0, retired: false };
+    browser.on('disconnected', () => {
+      void dispose();
+      if (this.current === generation && !this.closed) {
+        this.current = undefined;
+        this.options.log.warn({}, 'browser disconnected; the next capture relaunches it');
+      }
+    });
+    this.current = generation;
+    return generation;
+  }
+
+  /** From now on no browser is launched (a pool that closes drains what runs). */
+  refuseLaunches(): void {
+    this.closed = true;
+  }
+
+  /** Closes the current browser (after a launch under way) and removes its profile. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.launching?.catch(() => undefined);
+    const last = this.current;
+    this.current = undefined;
+    if (last) {
+      await withTimeout(last.browser.close()).catch(() => undefined);
+      await last.dispose();
+    }
+  }
+}

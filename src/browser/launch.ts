@@ -1,0 +1,67 @@
+import { mkdtemp, readlink, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { chromiumArgs } from './chromium-path.js';
+
+export interface LaunchOptions {
+  executablePath: string;
+  /** Extra Chromium flags. */
+  args: readonly string[];
+  /** Connect to a remote browser (`ws://...`) instead of launching one. */
+  connectEndpoint?: string;
+  /** Where the browser profile lives while it runs. */
+  tempDir: string;
+  /** Writes what the profile must hold before Chromium starts on it (e.g. egress preferences). */
+  prepareProfile?: (profileDir: string) => Promise<void>;
+}
+
+export interface LaunchedBrowser {
+  browser: Browser;
+  /** Removes what the browser left on disk (its profile); idempotent. */
+  dispose: () => Promise<void>;
+}
+
+/** A browser for captures: a remote one when an endpoint is given, else a local Chromium. */
+export async function launchBrowser(options: LaunchOptions): Promise<LaunchedBrowser> {
+  if (options.connectEndpoint) return { browser: await chromium.connect(options.connectEndpoint), dispose: async () => undefined };
+  return launchLocal(options);
+}
+
+/**
+ * A local Chromium on a profile of its own: some policies (WebRTC limited to proxied UDP) only
+ * take effect as profile preferences, which capture contexts inherit.
+ */
+async function launchLocal(options: LaunchOptions): Promise<LaunchedBrowser> {
+  const profile = await mkdtemp(path.join(options.tempDir, 'profile-'));
+  let removal: Promise<void> | undefined;
+  const dispose = (): Promise<void> => (removal ??= removeProfile(profile));
+  try {
+    await options.prepareProfile?.(profile);
+    const persistent = await chromium.launchPersistentContext(profile, {
+      executablePath: options.executablePath,
+      args: chromiumArgs(options.args),
+      headless: true,
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+    });
+    const browser = persistent.browser();
+    if (!browser) throw new Error('Chromium started without a browser handle');
+    return { browser, dispose };
+  } catch (error) {
+    await dispose();
+    throw error;
+  }
+}
+
+/**
+ * Removes a browser profile and the directory of Chromium's singleton socket that it links to:
+ * Chromium removes that one itself on a clean exit, but a crashed or killed browser leaves it in
+ * the system temp directory.
+ */
+async function removeProfile(profile: string): Promise<void> {
+  const socket = await readlink(path.join(profile, 'SingletonSocket')).catch(() => undefined);
+  const socketDir = socket && path.dirname(socket);
+  if (socketDir && path.basename(socketDir).startsWith('org.chromium.Chromium.')) await rm(socketDir, { recursive: true, force: true }).catch(() => undefined);
+  await rm(profile, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
+}

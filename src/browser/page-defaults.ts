@@ -1,0 +1,40 @@
+import type { BrowserContext, BrowserContextOptions, CDPSession, Page } from 'playwright-core';
+
+const BASE_CONTEXT_OPTIONS: BrowserContextOptions = {
+  // The default viewport of the capture parameters, so the common request needs no resize.
+  viewport: { width: 1920, height: 1080 },
+  deviceScaleFactor: 1,
+  serviceWorkers: 'block',
+  acceptDownloads: false,
+  ignoreHTTPSErrors: false,
+  javaScriptEnabled: true,
+};
+
+/**
+ * Pages must not be able to stall a capture with dialogs: a modal blocks the page's main thread until
+ * answered, and an `alert` loop would block it for ever. Playwright's auto-dismiss stays the backstop.
+ */
+const INIT_SCRIPT = `(() => {
+  const quiet = { alert: () => undefined, confirm: () => false, prompt: () => null, print: () => undefined };
+  for (const [name, value] of Object.entries(quiet)) Object.defineProperty(window, name, { value, writable: false, configurable: false });
+})();`;
+
+export interface CapturePage {
+  context: BrowserContext;
+  page: Page;
+  cdp: CDPSession;
+}
+
+/** A fresh, hardened context with its page and a CDP session on it, ready for one capture. */
+export async function openCapturePage(newContext: (options: BrowserContextOptions) => Promise<BrowserContext>, options: BrowserContextOptions): Promise<CapturePage> {
+  const context = await newContext({ ...BASE_CONTEXT_OPTIONS, ...options });
+  try {
+    await context.addInitScript(INIT_SCRIPT);
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    return { context, page, cdp };
+  } catch (error) {
+    await context.close().catch(() => undefined);
+    throw error;
+  }
+}

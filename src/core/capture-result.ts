@@ -1,0 +1,56 @@
+import { createReadStream } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { FORMATS, type CaptureFormat } from './formats.js';
+import type { EncodedOutput } from './types.js';
+
+/** What `engine.capture()` returns. Images live in memory; videos in a temporary file until disposed. */
+export interface CaptureResult {
+  /** Unguessable id (128 random bits, URL-safe). */
+  id: string;
+  format: CaptureFormat;
+  contentType: string;
+  extension: string;
+  /** Bytes. */
+  size: number;
+  width?: number;
+  height?: number;
+  /** Height of the page before it was cut to the largest image allowed, when it was. */
+  clippedFrom?: number;
+  /** Where the stored file is served (only with `response_type: 'json'`). */
+  url?: string;
+  /** The stored file's key in the engine's storage (only with `response_type: 'json'`). */
+  storageKey?: string;
+  /** The bytes, for images (videos: use `stream()` or `buffer()`). */
+  data?: Buffer;
+  stream(): Readable;
+  buffer(): Promise<Buffer>;
+  /** Removes the temporary file of a video; harmless for images and when called twice. */
+  dispose(): Promise<void>;
+}
+
+export function toCaptureResult(id: string, output: EncodedOutput, stored: { key: string; url: string } | undefined, onDispose: () => void): CaptureResult {
+  const { data, path } = output;
+  let disposed = false;
+  return {
+    id,
+    format: output.format,
+    contentType: FORMATS[output.format].contentType,
+    extension: FORMATS[output.format].extension,
+    size: output.size,
+    width: output.width,
+    height: output.height,
+    clippedFrom: output.clippedFrom,
+    url: stored?.url,
+    storageKey: stored?.key,
+    data,
+    stream: () => (data ? Readable.from([data]) : createReadStream(path as string)),
+    buffer: async () => data ?? readFile(path as string),
+    dispose: async () => {
+      if (disposed) return;
+      disposed = true;
+      if (path) await rm(path, { force: true });
+      onDispose();
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import type { CapturePlugin, CaptureContext } from './types.js';
+import type { EgressGuard } from './ports.js';
+import { captureErrors } from './error-factories.js';
+import { trackInflight } from './network-idle.js';
+import { abortable } from './deadline.js';
+import { toCaptureError } from './to-capture-error.js';
+import type { CaptureError } from './errors.js';
+import type { Request } from 'playwright-core';
+
+/** Quiet time that makes the network count as idle, as in Puppeteer. */
+const NETWORK_IDLE_MS = 500;
+
+/** The stages every capture needs: viewport and navigation (the target was checked before). */
+export function corePlugin(egress: EgressGuard): CapturePlugin {
+  return {
+    name: 'core',
+    stages: [
+      {
+        name: 'viewport',
+        phase: 'prepare',
+        run: async ({ page, params }) => {
+          const current = page.viewportSize();
+          if (current?.width !== params.viewport_width || current.height !== params.viewport_height) {
+            await page.setViewportSize({ width: params.viewport_width, height: params.viewport_height });
+          }
+        },
+      },
+      { name: 'goto', phase: 'navigate', run: (ctx) => navigate(ctx, egress) },
+    ],
+  };
+}
+
+async function navigate(ctx: CaptureContext, egress: EgressGuard): Promise<void> {
+  const { page, params } = ctx;
+  const session = ctx.state.get('egress');
+  // Every main-frame hop (redirects included): a refused hop is the caller's URL_NOT_ALLOWED.
+  const hops = [params.url];
+  const onRequest = (request: Request): void => {
+    if (request.isNavigationRequest() && request.frame() === page.mainFrame()) hops.push(request.url());
+  };
+  const refusal = (): CaptureError | undefined => {
+    for (const url of [...hops].reverse()) {
+      const failure = egress.failureFor(session, url);
+      if (failure === 'refused') return captureErrors.urlNotAllowed(url);
+      if (failure === 'dns') return captureErrors.dnsFailed(new URL(url).hostname);
+    }
+    return undefined;
+  };
+  const idleLimit = params.wait_until === 'networkidle0' ? 0 : params.wait_until === 'networkidle2' ? 2 : undefined;
+  const tracker = idleLimit === undefined ? undefined : trackInflight(page);
+  page.on('request', onRequest);
+  try {
+    const waitUntil = params.wait_until === 'load' ? 'load' : 'domcontentloaded';
+    const response = await abortable(page.goto(params.url, { waitUntil, timeout: 0 }), ctx.signal).catch((error: unknown) => {
+      throw refusal() ?? toCaptureError(error);
+    });
+    const refused = refusal();
+    if (refused) throw refused;
+    ctx.response = response ? { status: response.status(), url: response.url() } : null;
+    if (tracker && idleLimit !== undefined) await tracker.waitForIdle(idleLimit, NETWORK_IDLE_MS, ctx.signal);
+  } finally {
+    page.off('request', onRequest);
+    tracker?.detach();
+  }
+}

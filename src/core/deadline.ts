@@ -1,0 +1,94 @@
+import { setTimeout as wait } from 'node:timers/promises';
+import { CaptureError } from './errors.js';
+import { captureErrors } from './error-factories.js';
+
+/**
+ * One time budget per capture, carried as an AbortSignal into every wait. The signal aborts with a
+ * CaptureError: CAPTURE_TIMEOUT when the budget runs out, or the parent's reason (client gone).
+ */
+export interface Deadline {
+  readonly signal: AbortSignal;
+  /** Milliseconds left, never negative. */
+  remaining(): number;
+  dispose(): void;
+}
+
+export function createDeadline(budgetMs: number, parent?: AbortSignal): Deadline {
+  const controller = new AbortController();
+  const endsAt = Date.now() + budgetMs;
+  const timer = setTimeout(() => controller.abort(captureErrors.timedOut(budgetMs)), budgetMs);
+  timer.unref?.();
+  const onParentAbort = (): void => controller.abort(toAbortReason(parent?.reason));
+  if (parent?.aborted) onParentAbort();
+  else parent?.addEventListener('abort', onParentAbort, { once: true });
+  return {
+    signal: controller.signal,
+    remaining: () => Math.max(0, endsAt - Date.now()),
+    dispose: () => {
+      clearTimeout(timer);
+      parent?.removeEventListener('abort', onParentAbort);
+    },
+  };
+}
+
+/** A client disconnect arrives as a plain abort; keep CaptureErrors, wrap anything else. */
+export function toAbortReason(reason: unknown): CaptureError {
+  if (reason instanceof CaptureError) return reason;
+  return captureErrors.clientGone();
+}
+
+/** Throws the signal's reason if it has aborted. */
+export function throwIfAborted(signal: AbortSignal): void {
+  if (signal.aborted) throw toAbortReason(signal.reason);
+}
+
+/** Rejects with the signal's reason as soon as it aborts; otherwise settles like `promise`. */
+export function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => undefined);
+    return Promise.reject(toAbortReason(signal.reason));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(toAbortReason(signal.reason));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** Waits `ms`, or less if the signal aborts first (then rejects with its reason). */
+export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  try {
+    await wait(ms, undefined, { signal, ref: false });
+  } catch (error) {
+    if (signal?.aborted) throw toAbortReason(signal.reason);
+    throw error;
+  }
+}
+
+/**
+ * Runs a best-effort step: it gets at most `budgetMs` and can never fail the capture. Only an abort
+ * of the capture's own signal propagates.
+ */
+export async function bestEffort(
+  step: (signal: AbortSignal) => Promise<unknown>,
+  budgetMs: number,
+  signal: AbortSignal,
+): Promise<void> {
+  const local = createDeadline(budgetMs, signal);
+  try {
+    await abortable(step(local.signal), local.signal);
+  } catch {
+    throwIfAborted(signal);
+  } finally {
+    local.dispose();
+  }
+}

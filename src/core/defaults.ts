@@ -1,0 +1,27 @@
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * Every default of the engine in one visible object. Options, plugins, storage and the docs in
+ * the types read these; no other place writes a default number down.
+ */
+export const DEFAULTS = Object.freeze({
+  /** Captures running at once. */
+  concurrency: 4,
+  /** Captures waiting before new ones get `503 SERVICE_BUSY`. */
+  maxQueue: 32,
+  /** Relaunch Chromium after this many captures (0 = never). */
+  recycleAfter: 1000,
+  /** Time budget of a still capture in ms; videos add `duration × videoMsPerSecond`. */
+  timeoutMs: 30_000,
+  /** Extra budget per second of video: frames are rendered and encoded at about real time. */
+  videoMsPerSecond: 2_000,
+  /** Video frame rate. */
+  fps: 30,
+  /** Tallest full-page image in px; taller pages are cut there and flagged. */
+  maxFullPageHeight: 32_000,
+  /** Lifetime of stored files in ms (24 h). */
+  fileLifetimeMs: 24 * 3600_000,
+  /** Directory for temporary files (videos being encoded, browser profiles). */
+  tempDir: (): string => path.join(os.tmpdir(), 'capture-engine'),
+});

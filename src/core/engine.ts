@@ -1,0 +1,115 @@
+import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { Pipeline } from './pipeline.js';
+import type { CapturePlugin, PluginHost } from './types.js';
+import { isValidatedParams, parseCaptureParams, type CaptureInput, type CaptureParams } from './schema.js';
+import { resolveCoreOptions, type CoreEngineOptions, type ResolvedCoreOptions } from './options.js';
+import { DEFAULTS } from './defaults.js';
+import { createDeadline, abortable } from './deadline.js';
+import { toCaptureError } from './to-capture-error.js';
+import { toCaptureResult, type CaptureResult } from './capture-result.js';
+import { corePlugin } from './core-stages.js';
+import { storeStage } from './store-stage.js';
+import { runCapture } from './run-capture.js';
+import { captureErrors } from './error-factories.js';
+import { isVideoFormat } from './formats.js';
+import type { ContextPool, EgressGuard, PoolStats } from './ports.js';
+import type { CaptureStorage } from './storage.js';
+
+export interface CaptureOptions {
+  /** Aborting it cancels the capture, queued or running. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs captures through the fixed phases in contexts of its pool. It knows its ports (pool,
+ * egress guard, storage) only by their interfaces; `createCaptureEngine` builds the real ones.
+ */
+export class CaptureEngine {
+  readonly options: ResolvedCoreOptions;
+  readonly storage: CaptureStorage | undefined;
+  private readonly pipeline = new Pipeline();
+  private readonly pool: ContextPool;
+  private readonly egress: EgressGuard;
+  /** Temporary files handed to callers and not yet disposed; removed at close. */
+  private readonly outstanding = new Set<() => Promise<void>>();
+  private closing: Promise<void> | undefined;
+
+  private constructor(options: CoreEngineOptions) {
+    this.options = resolveCoreOptions(options);
+    this.pool = options.pool;
+    this.egress = options.egress;
+    this.storage = options.storage;
+  }
+
+  /** Registers the core stages and `plugins`, then starts the pool; closes what it made on failure. */
+  static async create(options: CoreEngineOptions): Promise<CaptureEngine> {
+    const engine = new CaptureEngine(options);
+    try {
+      const core = [corePlugin(options.egress), storeStage(options.storage, options.fileUrl ?? ((key) => key))];
+      for (const plugin of [...core, ...(options.plugins ?? [])]) await engine.use(plugin);
+      await engine.pool.start();
+    } catch (error) {
+      await engine.close();
+      throw error;
+    }
+    return engine;
+  }
+
+  /** Registers a plugin: its stages join their phases in registration order. */
+  async use(plugin: CapturePlugin): Promise<this> {
+    this.pipeline.use(plugin);
+    const host: PluginHost = { options: this.options, log: this.options.log };
+    await plugin.setup?.(host);
+    return this;
+  }
+
+  hasPlugin(name: string): boolean {
+    return this.pipeline.has(name);
+  }
+
+  get stats(): PoolStats {
+    return this.pool.stats;
+  }
+
+  /**
+   * Captures a page. `input` takes the parameters of the README's table, typed or as strings;
+   * parameters that `parseCaptureParams` already validated are not parsed again.
+   */
+  async capture(input: CaptureInput | CaptureParams, options: CaptureOptions = {}): Promise<CaptureResult> {
+    if (this.closing) throw captureErrors.shuttingDown();
+    const params = isValidatedParams(input) ? input : parseCaptureParams(input);
+    const id = randomBytes(16).toString('base64url');
+    const budget = this.options.timeoutMs + (isVideoFormat(params.format) ? params.duration * DEFAULTS.videoMsPerSecond : 0);
+    const deadline = createDeadline(budget, options.signal);
+    try {
+      // Refused targets answer before they take a queue slot or a browser context.
+      await abortable(this.egress.checkTarget(params.url), deadline.signal);
+      const { output, stored } = await this.pool.run(deadline.signal, (lease) =>
+        runCapture({ id, params, deadline, lease, pipeline: this.pipeline, log: this.options.log }),
+      );
+      const remove = async (): Promise<void> => {
+        if (output.path) await rm(output.path, { force: true });
+      };
+      this.outstanding.add(remove);
+      return toCaptureResult(id, output, stored, () => this.outstanding.delete(remove));
+    } catch (error) {
+      throw toCaptureError(deadline.signal.aborted ? deadline.signal.reason : error);
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  /** Refuses new captures, lets running ones finish, then closes browsers, plugins and temp files. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await this.pool.close();
+      for (const plugin of [...this.pipeline.registered].reverse()) {
+        await Promise.resolve(plugin.close?.()).catch((error: unknown) => this.options.log.warn({ plugin: plugin.name, error: String(error) }, 'plugin close failed'));
+      }
+      await Promise.all([...this.outstanding].map((remove) => remove().catch(() => undefined)));
+      await this.egress.close();
+    })();
+    return this.closing;
+  }
+}

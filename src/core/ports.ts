@@ -1,0 +1,50 @@
+import type { BrowserContext, BrowserContextOptions, CDPSession, Page } from 'playwright-core';
+
+/** One browser context lent to one capture: isolated, with a page and a CDP session ready. */
+export interface BrowserLease {
+  readonly context: BrowserContext;
+  readonly page: Page;
+  /** A CDP session on `page`, opened ahead of time with the context. */
+  readonly cdp: CDPSession;
+  /** What `PreparedContext.attachment` carried for this context (e.g. its egress session). */
+  readonly attachment: unknown;
+}
+
+export interface PoolStats {
+  running: number;
+  queued: number;
+  warm: number;
+  /** Open contexts, warm ones included. */
+  contexts: number;
+  connected: boolean;
+}
+
+/** Browser contexts for captures, bounded in number; the browser layer implements it. */
+export interface ContextPool {
+  start(): Promise<void>;
+  /** Runs `task` in a fresh context once one is free; throws SERVICE_BUSY when the queue is full. */
+  run<T>(signal: AbortSignal, task: (lease: BrowserLease) => Promise<T>): Promise<T>;
+  readonly stats: PoolStats;
+  /** Refuses new work, lets running captures finish, closes every context and browser. */
+  close(): Promise<void>;
+}
+
+/** Per-context options and resources made for every context (e.g. an egress proxy session). */
+export interface PreparedContext {
+  options: BrowserContextOptions;
+  /** Handed back with the lease. */
+  attachment?: unknown;
+  dispose(): Promise<void>;
+}
+
+/** Why the egress guard did not carry a connection. */
+export type EgressFailure = 'refused' | 'dns' | 'unreachable';
+
+/** The egress guard as the engine uses it; the egress layer implements it. */
+export interface EgressGuard {
+  /** Parses and checks a capture target; throws INVALID_PARAMETER or URL_NOT_ALLOWED. */
+  checkTarget(raw: string): Promise<URL>;
+  /** Why the connection `url` needed was not carried in the context whose lease has `attachment`. */
+  failureFor(attachment: unknown, url: string): EgressFailure | undefined;
+  close(): Promise<void>;
+}

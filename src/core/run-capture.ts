@@ -1,0 +1,75 @@
+import { rm } from 'node:fs/promises';
+import { PHASES, type CaptureContext, type EncodedOutput } from './types.js';
+import type { CaptureParams } from './schema.js';
+import type { Deadline } from './deadline.js';
+import { abortable, sleep, throwIfAborted } from './deadline.js';
+import type { Pipeline } from './pipeline.js';
+import type { BrowserLease } from './ports.js';
+import type { Logger } from './logger.js';
+import { captureErrors } from './error-factories.js';
+import { FORMATS } from './formats.js';
+
+export interface CaptureRun {
+  id: string;
+  params: CaptureParams;
+  deadline: Deadline;
+  lease: BrowserLease;
+  pipeline: Pipeline;
+  log: Logger;
+}
+
+/** What a finished run hands over: the output and, when stored, where. The caller owns `output.path`. */
+export interface RunOutcome {
+  output: EncodedOutput;
+  stored?: { key: string; url: string };
+}
+
+/**
+ * Runs one capture through the phases in one browser context. Every stage gets the capture's
+ * signal; cleanups registered with `ctx.defer()` run in reverse order whatever happened.
+ */
+export async function runCapture({ id, params, deadline, lease, pipeline, log }: CaptureRun): Promise<RunOutcome> {
+  const cleanups: (() => unknown)[] = [];
+  // A crashed renderer leaves pending calls hanging until the deadline; end this capture at once.
+  const crashed = new AbortController();
+  const onCrash = (): void => crashed.abort(captureErrors.captureFailed('renderer_crashed', 'The page crashed the browser tab'));
+  lease.page.once('crash', onCrash);
+  cleanups.push(() => lease.page.off('crash', onCrash));
+  const signal = AbortSignal.any([deadline.signal, crashed.signal]);
+  const ctx: CaptureContext = {
+    id,
+    params,
+    signal,
+    remaining: deadline.remaining,
+    browserContext: lease.context,
+    page: lease.page,
+    cdp: lease.cdp,
+    state: new Map([['egress', lease.attachment]]),
+    defer: (cleanup) => cleanups.push(cleanup),
+    warn: (message, error) => log.warn({ captureId: id, error: error === undefined ? undefined : String(error) }, message),
+  };
+  let handedOver = false;
+  try {
+    for (const phase of PHASES) {
+      if (phase === 'capture' && params.delay > 0) await sleep(params.delay, signal);
+      for (const stage of pipeline.stages(phase)) {
+        if (stage.when && !stage.when(params)) continue;
+        throwIfAborted(signal);
+        await abortable(Promise.resolve(stage.run(ctx)), signal);
+      }
+    }
+    if (!ctx.output) throw captureErrors.internal(`No stage produced a ${FORMATS[params.format].extension} output`);
+    handedOver = true;
+    return { output: ctx.output, stored: ctx.stored };
+  } finally {
+    if (!handedOver && ctx.output?.path) cleanups.push(() => rm(ctx.output?.path as string, { force: true }));
+    for (const cleanup of cleanups.reverse()) {
+      try {
+        await cleanup();
+      } catch (error) {
+        ctx.warn('cleanup failed', error);
+      }
+    }
+  }
+}
+

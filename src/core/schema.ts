@@ -1,0 +1,182 @@
+import Type, { type Static, type TSchema } from 'typebox';
+import { Value } from 'typebox/value';
+import { CaptureError } from './errors.js';
+import { FORMATS, isVideoFormat, type CaptureFormat } from './formats.js';
+import { captureErrors } from './error-factories.js';
+
+export const WAIT_UNTIL = ['load', 'domcontentloaded', 'networkidle0', 'networkidle2'] as const;
+
+/**
+ * The one request schema: names, types, ranges, defaults and descriptions of every capture parameter.
+ * The HTTP parser, the library's `capture()`, the JSON Schema export and the OpenAPI document all read it.
+ */
+export const CaptureParamsSchema = Type.Object(
+  {
+    url: Type.String({ maxLength: 8192, description: 'Page to capture: an http or https URL.', examples: ['https://example.com'] }),
+    format: Type.Enum(Object.keys(FORMATS) as CaptureFormat[], {
+      default: 'png',
+      description: 'Output format; mp4 and webm are video.',
+    }),
+    viewport_width: Type.Integer({ minimum: 100, maximum: 7680, default: 1920, description: 'Viewport width in px.' }),
+    viewport_height: Type.Integer({ minimum: 100, maximum: 4320, default: 1080, description: 'Viewport height in px.' }),
+    full_page: Type.Boolean({ default: false, description: 'Capture the whole page height (images only).' }),
+    quality: Type.Integer({ minimum: 1, maximum: 100, default: 90, description: 'jpg/webp quality; encoder quality for video; ignored for png.' }),
+    response_type: Type.Enum(['image', 'json'], {
+      default: 'image',
+      description: '`image` returns the file itself; `json` stores it and returns its url.',
+    }),
+    block_ads: Type.Boolean({ default: false, description: 'Block advertisements and trackers.' }),
+    block_cookies: Type.Boolean({ default: false, description: 'Block and dismiss cookie banners and privacy notices.' }),
+    hide_selectors: Type.String({ maxLength: 4096, default: '', description: 'Comma-separated CSS selectors hidden before the capture.' }),
+    scenario: Type.Enum(['static', 'scroll', 'record'], {
+      default: 'static',
+      description: '`scroll` renders a scrolling animation, `record` records the live page.',
+    }),
+    duration: Type.Integer({ minimum: 1, maximum: 1800, default: 5, description: 'Video length in seconds (tier maximum applies).' }),
+    scroll_delay: Type.Integer({ minimum: 0, maximum: 60000, default: 500, description: 'Pause between scroll steps in ms.' }),
+    scroll_by: Type.Integer({ minimum: 1, maximum: 100000, default: 1000, description: 'Pixels per scroll step.' }),
+    latitude: Type.Optional(Type.Number({ minimum: -90, maximum: 90, description: 'Geolocation latitude (PRO and ENTERPRISE).' })),
+    longitude: Type.Optional(Type.Number({ minimum: -180, maximum: 180, description: 'Geolocation longitude (PRO and ENTERPRISE).' })),
+    wait_until: Type.Enum([...WAIT_UNTIL], { default: 'domcontentloaded', description: 'When the page counts as ready.' }),
+    delay: Type.Integer({ minimum: 0, maximum: 60000, default: 0, description: 'Extra wait in ms after the page is ready and cleaned.' }),
+  },
+  { additionalProperties: true },
+);
+
+export type CaptureParams = Static<typeof CaptureParamsSchema>;
+/** What a library caller passes: `url` and any subset of the other parameters, raw or typed. */
+export type CaptureInput = { url: string } & Partial<Record<Exclude<keyof CaptureParams, 'url'>, unknown>>;
+
+export const PARAM_NAMES = Object.keys(CaptureParamsSchema.properties) as (keyof CaptureParams)[];
+
+interface PropertySchema {
+  type?: string;
+  enum?: readonly string[];
+  minimum?: number;
+  maximum?: number;
+  maxLength?: number;
+  default?: unknown;
+}
+
+const INTEGER = /^-?\d+$/;
+const NUMBER = /^-?(?:\d+\.?\d*|\.\d+)$/;
+
+/** What is allowed for a parameter, in words, straight from the schema. */
+export function allowedFor(name: keyof CaptureParams): string {
+  const schema = CaptureParamsSchema.properties[name] as PropertySchema;
+  if (name === 'url') return 'http or https URL of at most 8192 characters';
+  if (schema.enum) return schema.enum.join(', ');
+  if (schema.type === 'boolean') return 'true, false';
+  if (schema.type === 'integer') return `integer ${schema.minimum}..${schema.maximum}`;
+  if (schema.type === 'number') return `number ${schema.minimum}..${schema.maximum}`;
+  return `string of at most ${schema.maxLength} characters`;
+}
+
+function invalid(name: keyof CaptureParams, message: string): CaptureError {
+  return captureErrors.invalidParameter(name, `Invalid parameter '${name}': ${message}`, allowedFor(name));
+}
+
+/** Turns a query/form string (or a JSON value) into the type the schema wants; undefined when it cannot. */
+function coerce(schema: PropertySchema, value: unknown): unknown {
+  if (schema.type === 'boolean') {
+    if (value === true || value === 'true' || value === '1' || value === 1) return true;
+    if (value === false || value === 'false' || value === '0' || value === 0) return false;
+    return undefined;
+  }
+  if (schema.type === 'integer' || schema.type === 'number') {
+    if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
+    if (typeof value !== 'string') return undefined;
+    const pattern = schema.type === 'integer' ? INTEGER : NUMBER;
+    return pattern.test(value) ? Number(value) : undefined;
+  }
+  if (typeof value === 'string') return value;
+  return undefined;
+}
+
+/**
+ * Reads one raw parameter bag (query string, form or JSON body) into typed, defaulted parameters.
+ * Unknown names are ignored; a parameter given twice is refused, as its meaning would be a guess.
+ */
+export function parseCaptureParams(raw: Readonly<Record<string, unknown>>): CaptureParams {
+  const given = new Map<keyof CaptureParams, unknown>();
+  for (const name of PARAM_NAMES) {
+    if (!Object.hasOwn(raw, name)) continue;
+    let value = raw[name];
+    if (name === 'hide_selectors' && Array.isArray(value) && value.every((v) => typeof v === 'string')) {
+      value = value.join(',');
+    }
+    if (Array.isArray(value)) throw invalid(name, 'given more than once');
+    if (value === undefined || value === null) continue;
+    const schema = CaptureParamsSchema.properties[name] as TSchema & PropertySchema;
+    const typed = coerce(schema, value);
+    if (typed === undefined || !Value.Check(schema, typed)) {
+      throw invalid(name, `expected ${allowedFor(name)}, got ${describe(value)}`);
+    }
+    given.set(name, typed);
+  }
+
+  const url = given.get('url');
+  if (typeof url !== 'string' || url.length === 0) throw invalid('url', 'missing');
+  applyImpliedDefaults(given);
+  checkCombinations(given);
+
+  const params = Object.create(null) as Record<string, unknown>;
+  for (const name of PARAM_NAMES) {
+    const value = given.has(name) ? given.get(name) : (CaptureParamsSchema.properties[name] as PropertySchema).default;
+    if (value !== undefined) params[name] = value;
+  }
+  const parsed = Object.freeze({ ...params }) as CaptureParams;
+  validated.add(parsed);
+  return parsed;
+}
+
+/** Results of `parseCaptureParams`: frozen, so they are still valid when handed on. */
+const validated = new WeakSet<object>();
+
+/** Whether `value` came out of `parseCaptureParams` (the engine then skips parsing it again). */
+export function isValidatedParams(value: object): value is CaptureParams {
+  return validated.has(value);
+}
+
+function describe(value: unknown): string {
+  const text = typeof value === 'string' ? JSON.stringify(value) : typeof value === 'object' ? typeof value : String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+/** SPEC part B: a video format alone implies `scroll`; a video scenario alone implies `mp4`. */
+function applyImpliedDefaults(given: Map<keyof CaptureParams, unknown>): void {
+  const format = given.get('format') as CaptureFormat | undefined;
+  const scenario = given.get('scenario') as CaptureParams['scenario'] | undefined;
+  if (format && isVideoFormat(format) && scenario === undefined) given.set('scenario', 'scroll');
+  if ((scenario === 'scroll' || scenario === 'record') && format === undefined) given.set('format', 'mp4');
+}
+
+function checkCombinations(given: Map<keyof CaptureParams, unknown>): void {
+  const format = (given.get('format') ?? 'png') as CaptureFormat;
+  const scenario = (given.get('scenario') ?? 'static') as CaptureParams['scenario'];
+  const video = isVideoFormat(format);
+  if (video !== (scenario !== 'static')) {
+    throw new CaptureError(
+      'INCOMPATIBLE_PARAMETERS',
+      video
+        ? `format '${format}' is a video and needs scenario 'scroll' or 'record', not '${scenario}'`
+        : `scenario '${scenario}' makes a video and needs format 'mp4' or 'webm', not '${format}'`,
+      { details: { params: ['format', 'scenario'] } },
+    );
+  }
+  if (video && given.get('full_page') === true) {
+    throw new CaptureError('INCOMPATIBLE_PARAMETERS', `full_page applies to images only, not to format '${format}'`, {
+      details: { params: ['full_page', 'format'] },
+    });
+  }
+  const hasLatitude = given.has('latitude');
+  if (hasLatitude !== given.has('longitude')) {
+    const missing = hasLatitude ? 'longitude' : 'latitude';
+    throw invalid(missing, `latitude and longitude go together; '${missing}' is missing`);
+  }
+}
+
+/** The request schema as plain JSON Schema (draft 2020-12 compatible), for clients and docs. */
+export function captureParamsJsonSchema(): Record<string, unknown> {
+  return JSON.parse(JSON.stringify({ ...CaptureParamsSchema, required: ['url'] })) as Record<string, unknown>;
+}

@@ -1,0 +1,28 @@
+import type { CapturePlugin } from './types.js';
+import type { CaptureStorage } from './storage.js';
+import { FORMATS } from './formats.js';
+import { captureErrors } from './error-factories.js';
+
+/** Stores the finished file when the caller asked for `response_type=json`, under `<date>/<id>.<ext>`. */
+export function storeStage(storage: CaptureStorage | undefined, fileUrl: (key: string) => string): CapturePlugin {
+  return {
+    name: 'store',
+    stages: [
+      {
+        name: 'put',
+        phase: 'store',
+        when: (params) => params.response_type === 'json',
+        run: async (ctx) => {
+          const output = ctx.output;
+          if (!output) throw captureErrors.internal('Nothing to store');
+          if (!storage) throw captureErrors.internal('response_type=json needs a storage, and the engine has none');
+          const { contentType, extension } = FORMATS[output.format];
+          const key = `${new Date().toISOString().slice(0, 10)}/${ctx.id}.${extension}`;
+          await storage.put(key, { data: output.data, path: output.path }, { contentType, size: output.size });
+          ctx.stored = { key, url: fileUrl(key) };
+        },
+      },
+    ],
+    close: () => storage?.close?.(),
+  };
+}

@@ -1,0 +1,82 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { CaptureEngine } from './core/engine.js';
+import { DEFAULTS } from './core/defaults.js';
+import { consoleLogger } from './core/logger.js';
+import { positive } from './core/options.js';
+import { BrowserPool } from './browser/pool.js';
+import { findChromium } from './browser/chromium-path.js';
+import { createCaptureEgress, type CaptureEgress } from './egress/capture-egress.js';
+import { createFsStorage } from './storage/fs-storage.js';
+import { routeTable } from './http/routes.js';
+import { setDefaultHttpOptions } from './http/engine-services.js';
+import { defaultPlugins } from '../plugins/index.js';
+import type { CaptureEngineOptions } from './engine-options.js';
+
+/**
+ * The composition root: a core engine with the real browser pool, egress guard, filesystem
+ * storage (unless another is given) and the built-in plugins. The HTTP options are kept for
+ * adapters that are handed the engine.
+ */
+export async function createCaptureEngine(options: CaptureEngineOptions = {}): Promise<CaptureEngine> {
+  const tempDir = options.tempDir ?? DEFAULTS.tempDir();
+  const log = options.log ?? consoleLogger();
+  const concurrency = positive(options.concurrency ?? DEFAULTS.concurrency, 'concurrency');
+  const executablePath = options.connectEndpoint ? (options.executablePath ?? '') : findChromium(options.executablePath);
+  const routes = routeTable(options.basePath);
+  await mkdir(tempDir, { recursive: true });
+  const egress = await createCaptureEgress({ allowPrivateNetworks: options.allowPrivateNetworks ?? false, resolver: options.resolver, allowAddress: options.allowAddress });
+  const engine = await CaptureEngine.create({
+    pool: browserPool(options, egress, { tempDir, log, concurrency, executablePath }),
+    egress,
+    storage:
+      options.storage ??
+      createFsStorage({
+        dir: options.storageDir ?? path.join(tempDir, 'files'),
+        lifetimeMs: positive(options.fileLifetimeMs ?? DEFAULTS.fileLifetimeMs, 'fileLifetimeMs'),
+      }),
+    fileUrl: routes.fileUrl,
+    plugins: [
+      ...defaultPlugins({
+        adBlocking: options.adBlocking,
+        cookieBanners: options.cookieBanners,
+        maxFullPageHeight: positive(options.maxFullPageHeight ?? DEFAULTS.maxFullPageHeight, 'maxFullPageHeight'),
+        ffmpegPath: options.ffmpegPath,
+      }),
+      ...(options.plugins ?? []),
+    ],
+    timeoutMs: options.timeoutMs,
+    fps: options.fps,
+    tempDir,
+    log,
+  });
+  setDefaultHttpOptions(engine, {
+    basePath: options.basePath,
+    bodyLimit: options.bodyLimit,
+    apiKeys: options.apiKeys,
+    keyStore: options.keyStore,
+    tiers: options.tiers,
+    limiterStore: options.limiterStore,
+  });
+  return engine;
+}
+
+function browserPool(
+  options: CaptureEngineOptions,
+  egress: CaptureEgress,
+  resolved: { tempDir: string; log: CaptureEngine['options']['log']; concurrency: number; executablePath: string },
+): BrowserPool {
+  return new BrowserPool({
+    executablePath: resolved.executablePath,
+    args: options.browserArgs ?? [],
+    connectEndpoint: options.connectEndpoint,
+    tempDir: resolved.tempDir,
+    prepareProfile: egress.prepareProfile,
+    prepareContext: egress.prepareContext,
+    concurrency: resolved.concurrency,
+    maxQueue: options.maxQueue ?? DEFAULTS.maxQueue,
+    warmContexts: options.warmContexts ?? resolved.concurrency,
+    recycleAfter: options.recycleAfter ?? DEFAULTS.recycleAfter,
+    log: resolved.log,
+  });
+}

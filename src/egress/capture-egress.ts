@@ -1,0 +1,59 @@
+import type { EgressGuard, PreparedContext } from '../core/ports.js';
+import { writeEgressPreferences } from './chromium-preferences.js';
+import { resolveAllowed, type EgressPolicy } from './egress-policy.js';
+import { createEgressProxy, type EgressSession } from './egress-proxy.js';
+import { systemResolver, type Resolver } from './resolver.js';
+import { parseTargetUrl } from './target-url.js';
+
+export interface CaptureEgressOptions {
+  /** Allow targets on private, loopback and link-local networks (tests, intranets). */
+  allowPrivateNetworks: boolean;
+  /** DNS resolver of the guard. @default the system resolver */
+  resolver?: Resolver;
+  /** Allows chosen non-public addresses without opening all private networks. */
+  allowAddress?: (address: string, port: number) => boolean;
+}
+
+/** The guard as the engine uses it, plus what the browser layer needs to route every context through it. */
+export interface CaptureEgress extends EgressGuard {
+  /** Per-context proxy session; absent when nothing needs refusing. */
+  prepareContext?: () => Promise<PreparedContext>;
+  /** Profile preferences a local Chromium needs for the guard to hold (WebRTC only through the proxy). */
+  prepareProfile(profileDir: string): Promise<void>;
+}
+
+/**
+ * The target is checked before any browser work, and every connection of the page goes through a
+ * per-context proxy session that dials only checked addresses. With `allowPrivateNetworks` the
+ * proxy is left out (nothing to refuse but schemes).
+ */
+export async function createCaptureEgress(options: CaptureEgressOptions): Promise<CaptureEgress> {
+  const policy: EgressPolicy = {
+    allowPrivateNetworks: options.allowPrivateNetworks,
+    resolver: options.resolver ?? systemResolver,
+    isAllowed: options.allowAddress,
+  };
+  const checkTarget = async (raw: string): Promise<URL> => {
+    const url = parseTargetUrl(raw, { allowPrivateNetworks: options.allowPrivateNetworks });
+    await resolveAllowed(url, policy);
+    return url;
+  };
+  if (options.allowPrivateNetworks) {
+    return { checkTarget, prepareProfile: writeEgressPreferences, failureFor: () => undefined, close: async () => undefined };
+  }
+  const proxy = createEgressProxy(policy);
+  return {
+    checkTarget,
+    prepareProfile: writeEgressPreferences,
+    prepareContext: async () => {
+      const session = await proxy.openSession();
+      return {
+        options: { proxy: { server: session.server, bypass: '<-loopback>' } },
+        attachment: session,
+        dispose: () => session.close(),
+      };
+    },
+    failureFor: (session, url) => (session as EgressSession | undefined)?.failureFor(url),
+    close: () => proxy.close(),
+  };
+}

@@ -1,0 +1,61 @@
+import type { CapturePlugin } from './core/types.js';
+import type { CaptureStorage } from './core/storage.js';
+import type { Logger } from './core/logger.js';
+import type { Resolver } from './egress/resolver.js';
+import type { BlockAdsOptions, BlockCookiesOptions } from '../plugins/index.js';
+import type { CaptureHttpOptions } from './http/http-options.js';
+
+/**
+ * Every option of `createCaptureEngine`. All are optional; defaults live in `DEFAULTS`
+ * (src/core/defaults.ts) and `HTTP_DEFAULTS`. The HTTP options are those adapters use when they
+ * are handed the engine; `createCaptureHttp(engine, options)` takes them directly.
+ */
+export interface CaptureEngineOptions extends Omit<CaptureHttpOptions, 'storage' | 'log' | 'policy'> {
+  /** Chromium executable. @default option → `CAPTURE_CHROMIUM_PATH` → Playwright's Chromium → `/usr/bin/chromium` */
+  executablePath?: string;
+  /** Extra Chromium flags. @default [] */
+  browserArgs?: string[];
+  /** Use a remote browser instead of launching one. @example 'ws://browsers.internal:3000/playwright' */
+  connectEndpoint?: string;
+  /** Captures running at once. @default 4 */
+  concurrency?: number;
+  /** Captures waiting before new ones get `503 SERVICE_BUSY`. @default 32 */
+  maxQueue?: number;
+  /** Browser contexts opened ahead of time. @default concurrency */
+  warmContexts?: number;
+  /** Relaunch Chromium after this many captures (0 = never). @default 1000 */
+  recycleAfter?: number;
+  /** Time budget of a still capture in ms; videos get `duration × 2 s` on top. @default 30000 */
+  timeoutMs?: number;
+  /** Video frame rate. @default 30 */
+  fps?: number;
+  /** Tallest full-page image in px; taller pages are cut there and flagged. @default 32000 */
+  maxFullPageHeight?: number;
+  /** Allow targets on private, loopback and link-local networks (tests, intranets). @default false */
+  allowPrivateNetworks?: boolean;
+  /** DNS resolver used by the egress guard. @default the system resolver */
+  resolver?: Resolver;
+  /**
+   * Allows chosen non-public addresses without opening all private networks (an intranet host,
+   * a test fixture). @example (address, port) => address === '10.0.0.5' && port === 443
+   */
+  allowAddress?: (address: string, port: number) => boolean;
+  /** Plugins added after the built-in ones. @default [] */
+  plugins?: CapturePlugin[];
+  /** Where `response_type=json` stores files. @default filesystem storage in `storageDir` */
+  storage?: CaptureStorage;
+  /** Directory of the default filesystem storage. @default `<tmpdir>/capture-engine/files` */
+  storageDir?: string;
+  /** Lifetime of stored files in ms. @default 86400000 (24 h) */
+  fileLifetimeMs?: number;
+  /** Directory for temporary files (videos being encoded). @default `<tmpdir>/capture-engine` */
+  tempDir?: string;
+  /** ffmpeg executable. @default option → `CAPTURE_FFMPEG_PATH` → `ffmpeg-static` → system `ffmpeg` */
+  ffmpegPath?: string;
+  /** Where log lines go: a pino logger (an app's, `fastify.log`) fits as it is. Keys are never logged. @default JSON lines on stderr */
+  log?: Logger;
+  /** `block_ads`: filter lists (files or URLs), prebuilt engine, cache. @default EasyList + EasyPrivacy from Debian's webext-ublock-origin-chromium, cached in `<tempDir>/adblock` */
+  adBlocking?: BlockAdsOptions;
+  /** `block_cookies`: how long to wait for autoconsent, extra CMP selectors. @default see BlockCookiesOptions */
+  cookieBanners?: BlockCookiesOptions;
+}

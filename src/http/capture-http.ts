@@ -1,0 +1,106 @@
+import type { CaptureEngine, CaptureOptions } from '../core/engine.js';
+import { buildOpenApiDocument } from './openapi.js';
+import { serveFile } from './serve-file.js';
+import { handleCapture } from './capture-route.js';
+import { identify, addressOf } from './caller.js';
+import { methodNotAllowed, notFound } from './http-errors.js';
+import type { HttpRequest, HttpResponse } from './http-types.js';
+import { resolveHttpOptions, type CaptureHttpOptions, type ResolvedHttpOptions } from './http-options.js';
+import { setQuotaHeaders, setRateHeaders } from './limit-headers.js';
+import { fromSearchParams, type ParamBag } from './request-body.js';
+import { errorResponse } from './responses.js';
+import type { CaptureError } from '../core/errors.js';
+import type { RouteTable } from './routes.js';
+
+/**
+ * The HTTP interface of the README over one engine, independent of any framework: adapters only
+ * translate to and from `HttpRequest`/`HttpResponse`. Every response, errors included, carries
+ * the limit headers.
+ */
+export class CaptureHttp {
+  readonly routes: RouteTable;
+  readonly bodyLimit: number;
+  private readonly options: ResolvedHttpOptions;
+  private openApi: string | undefined;
+
+  constructor(
+    readonly engine: CaptureEngine,
+    options: CaptureHttpOptions = {},
+  ) {
+    this.options = resolveHttpOptions(options, { storage: engine.storage, log: engine.options.log });
+    this.routes = this.options.routes;
+    this.bodyLimit = this.options.bodyLimit;
+  }
+
+  /** Whether a path belongs to this interface; adapters pass every other path on untouched. */
+  ownsPath(pathname: string): boolean {
+    return this.routes.owns(pathname);
+  }
+
+  /** `options.signal` is read only when a capture starts, so adapters may make it lazily. */
+  async handle(request: HttpRequest, options: CaptureOptions = {}): Promise<HttpResponse> {
+    const started = Date.now();
+    const target = new URL(request.url, 'http://localhost');
+    const response = await this.route(request, target, options);
+    // The unread rest of an oversized body would be taken for the next request on this connection.
+    if (request.bodyTooLarge) response.headers.Connection = 'close';
+    this.options.log.info({ method: request.method, path: target.pathname, status: response.status, ms: Date.now() - started }, 'request');
+    return response;
+  }
+
+  private async route(request: HttpRequest, target: URL, options: CaptureOptions): Promise<HttpResponse> {
+    const method = request.method.toUpperCase();
+    const query = fromSearchParams(target.searchParams);
+    const { routes } = this;
+    if (target.pathname === routes.capture) {
+      if (method !== 'GET' && method !== 'POST') return this.reject(request, query, methodNotAllowed('GET, POST'));
+      return handleCapture(this.engine, this.options, request, query, options);
+    }
+    if (target.pathname === routes.openApi) {
+      if (method !== 'GET' && method !== 'HEAD') return this.reject(request, query, methodNotAllowed('GET, HEAD'));
+      return this.withPeekedLimits(request, query, async () => {
+        this.openApi ??= JSON.stringify(buildOpenApiDocument(routes));
+        return { status: 200, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: method === 'HEAD' ? '' : this.openApi };
+      });
+    }
+    if (target.pathname.startsWith(routes.filesPrefix)) {
+      if (method !== 'GET' && method !== 'HEAD') return this.reject(request, query, methodNotAllowed('GET, HEAD'));
+      const key = target.pathname.slice(routes.filesPrefix.length);
+      return this.withPeekedLimits(request, query, () => serveFile(this.options.storage, key, request, method === 'HEAD'));
+    }
+    return this.reject(request, query, notFound(`No route ${target.pathname}`));
+  }
+
+  /** Endpoints that read rather than capture show the caller's limits without spending them. */
+  private async withPeekedLimits(request: HttpRequest, query: ParamBag, respond: () => Promise<HttpResponse>): Promise<HttpResponse> {
+    const headers = await this.peekHeaders(request, query);
+    try {
+      const response = await respond();
+      return { ...response, headers: { ...headers, ...response.headers } };
+    } catch (error) {
+      return errorResponse(error, headers, this.options.log);
+    }
+  }
+
+  private async reject(request: HttpRequest, query: ParamBag, error: CaptureError): Promise<HttpResponse> {
+    return errorResponse(error, await this.peekHeaders(request, query), this.options.log);
+  }
+
+  private async peekHeaders(request: HttpRequest, query: ParamBag): Promise<Record<string, string>> {
+    const { policy } = this.options;
+    const caller = await identify(this.options.keyStore, request, query, query);
+    const headers: Record<string, string> = {};
+    if (caller.kind === 'account') {
+      setRateHeaders(headers, await policy.peekAccount(caller.record.id, caller.record.tier));
+      setQuotaHeaders(headers, await policy.quota(caller.record.id, caller.record.tier));
+    } else {
+      setRateHeaders(headers, await policy.peekAddress(addressOf(request)));
+    }
+    return headers;
+  }
+}
+
+/** The HTTP service of an engine: mount it with an adapter, or call `handle()` from any framework. */
+export function createCaptureHttp(engine: CaptureEngine, options: CaptureHttpOptions = {}): CaptureHttp {
+  return new CaptureHttp(engine, options);
+}

@@ -1,0 +1,45 @@
+import { CaptureError } from '../core/errors.js';
+import type { LimitState } from './access/policy.js';
+
+/** The errors only the HTTP service raises, each built here so its message and headers stay one. */
+export function rateLimitExceeded(rate: LimitState): CaptureError {
+  return new CaptureError('RATE_LIMIT_EXCEEDED', 'Rate limit exceeded', {
+    details: { limit: rate.limit, remaining: 0, reset: rate.resetMs },
+    headers: { 'Retry-After': retryAfter(rate.resetMs) },
+  });
+}
+
+export function quotaExceeded(quota: LimitState): CaptureError {
+  return new CaptureError('QUOTA_EXCEEDED', 'Monthly quota exceeded', {
+    details: { limit: quota.limit, remaining: 0, reset: quota.resetMs },
+    headers: { 'Retry-After': retryAfter(quota.resetMs) },
+  });
+}
+
+export function missingApiKey(): CaptureError {
+  return new CaptureError('MISSING_API_KEY', 'API key required: send it in X-API-Key, the api_key query parameter or the api_key body field');
+}
+
+export function invalidApiKey(conflicting: boolean): CaptureError {
+  return new CaptureError('INVALID_API_KEY', conflicting ? 'Different API keys were sent in one request' : 'Invalid API key');
+}
+
+export function methodNotAllowed(allow: string): CaptureError {
+  return new CaptureError('METHOD_NOT_ALLOWED', `Method not allowed; use ${allow}`, { headers: { Allow: allow } });
+}
+
+export function notFound(message: string): CaptureError {
+  return new CaptureError('NOT_FOUND', message);
+}
+
+export function payloadTooLarge(limit: number): CaptureError {
+  return new CaptureError('PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes`, { details: { limit } });
+}
+
+export function unsupportedMediaType(contentType: string): CaptureError {
+  return new CaptureError('UNSUPPORTED_MEDIA_TYPE', `POST bodies must be application/json or application/x-www-form-urlencoded${contentType ? `, not ${contentType}` : ''}`);
+}
+
+function retryAfter(resetMs: number): string {
+  return String(Math.max(1, Math.ceil((resetMs - Date.now()) / 1000)));
+}

@@ -1,0 +1,59 @@
+import type { CaptureStorage } from '../core/storage.js';
+import type { Logger } from '../core/logger.js';
+import { positive } from '../core/options.js';
+import type { KeyStore } from './access/key-store.js';
+import { createMemoryKeyStore } from './access/key-store.js';
+import type { LimiterStore } from './access/limiter-store.js';
+import { createPolicy, type Policy } from './access/policy.js';
+import type { TierLimits, TierName } from './access/tiers.js';
+import { DEFAULT_BASE_PATH, routeTable, type RouteTable } from './routes.js';
+
+/** Every option of `createCaptureHttp`. All are optional. */
+export interface CaptureHttpOptions {
+  /** Path under which the interface lives (`{basePath}/v1/capture`, `{basePath}/files/...`). @default '/api' */
+  basePath?: string;
+  /** Largest POST body in bytes. @default 65536 */
+  bodyLimit?: number;
+  /** Keys accepted by the in-memory key store. @example [{ key: 'ce_live_...', tier: 'PRO' }] */
+  apiKeys?: { key: string; tier: TierName }[];
+  /** Key store; replaces the in-memory one. */
+  keyStore?: KeyStore;
+  /** Per-tier overrides of the default tiers. @example { FREE: { requestsPerMinute: 10 } } */
+  tiers?: Partial<Record<TierName, Partial<TierLimits>>>;
+  /** Where rate limits and quotas are counted. @default in memory (use the Redis store for several instances) */
+  limiterStore?: LimiterStore;
+  /** Keys, tiers and limits decided elsewhere; replaces `tiers` and `limiterStore`. */
+  policy?: Policy;
+  /** Where stored files are read from. @default the engine's storage */
+  storage?: CaptureStorage;
+  /** @default the engine's logger */
+  log?: Logger;
+}
+
+export const HTTP_DEFAULTS = Object.freeze({ bodyLimit: 64 * 1024 });
+
+export interface ResolvedHttpOptions {
+  routes: RouteTable;
+  bodyLimit: number;
+  keyStore: KeyStore;
+  policy: Policy;
+  storage: CaptureStorage | undefined;
+  log: Logger;
+}
+
+export function resolveHttpOptions(options: CaptureHttpOptions, engine: { storage: CaptureStorage | undefined; log: Logger }): ResolvedHttpOptions {
+  return {
+    routes: routeTable(options.basePath ?? DEFAULT_BASE_PATH),
+    bodyLimit: positive(options.bodyLimit ?? HTTP_DEFAULTS.bodyLimit, 'bodyLimit'),
+    keyStore: options.keyStore ?? keyStoreFrom(options.apiKeys ?? []),
+    policy: options.policy ?? createPolicy({ tiers: options.tiers, store: options.limiterStore }),
+    storage: options.storage ?? engine.storage,
+    log: options.log ?? engine.log,
+  };
+}
+
+function keyStoreFrom(keys: readonly { key: string; tier: TierName }[]): KeyStore {
+  const store = createMemoryKeyStore();
+  for (const { key, tier } of keys) store.add(key, tier);
+  return store;
+}

@@ -1,0 +1,124 @@
+import { ERROR_CATALOGUE, type ErrorCode } from '../core/errors.js';
+import { captureParamsJsonSchema } from '../core/schema.js';
+import { FORMATS } from '../core/formats.js';
+import type { RouteTable } from './routes.js';
+
+const LIMIT_HEADERS = {
+  'X-RateLimit-Limit': { description: 'Requests allowed per minute', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Requests left in this window', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'When the window resets, Unix time in milliseconds', schema: { type: 'integer' } },
+  'X-Quota-Limit': { description: 'Captures allowed this month (requests with a valid key)', schema: { type: 'integer' } },
+  'X-Quota-Remaining': { description: 'Captures left this month (requests with a valid key)', schema: { type: 'integer' } },
+};
+
+/** The OpenAPI 3.1 document, built from the request schema and the error catalogue. */
+export function buildOpenApiDocument(routes: RouteTable): Record<string, unknown> {
+  const relative = (path: string): string => path.slice(routes.basePath.length);
+  const paramsSchema = captureParamsJsonSchema();
+  const properties = paramsSchema.properties as Record<string, Record<string, unknown>>;
+  const queryParameters = [
+    ...Object.entries(properties).map(([name, schema]) => ({
+      name,
+      in: 'query',
+      required: name === 'url',
+      description: schema.description,
+      schema: withoutDescription(schema),
+    })),
+    { name: 'api_key', in: 'query', required: false, description: 'API key (alternative to X-API-Key)', schema: { type: 'string' } },
+  ];
+  const errorResponses = Object.fromEntries(
+    [...new Set(Object.values(ERROR_CATALOGUE).map((entry) => entry.status))].map((status) => {
+      const codes = (Object.keys(ERROR_CATALOGUE) as ErrorCode[]).filter((code) => ERROR_CATALOGUE[code].status === status);
+      return [
+        String(status),
+        {
+          description: codes.join(', '),
+          headers: LIMIT_HEADERS,
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        },
+      ];
+    }),
+  );
+  const captureResponses = {
+    '200': {
+      description: 'The capture: the file itself (`response_type=image`) or its description (`response_type=json`).',
+      headers: { ...LIMIT_HEADERS, 'X-Capture-Id': { schema: { type: 'string' } } },
+      content: {
+        ...Object.fromEntries(Object.values(FORMATS).map(({ contentType }) => [contentType, { schema: { type: 'string', format: 'binary' } }])),
+        'application/json': { schema: { $ref: '#/components/schemas/CaptureResult' } },
+      },
+    },
+    ...errorResponses,
+  };
+  return {
+    openapi: '3.1.0',
+    info: { title: 'capture-engine', version: '1', description: 'Screenshots and videos of web pages.' },
+    servers: [{ url: routes.basePath || '/' }],
+    security: [{ ApiKeyHeader: [] }, { ApiKeyQuery: [] }],
+    paths: {
+      [relative(routes.capture)]: {
+        get: { operationId: 'captureGet', summary: 'Capture a page', parameters: queryParameters, responses: captureResponses },
+        post: {
+          operationId: 'capturePost',
+          summary: 'Capture a page (parameters in the body)',
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': { schema: { $ref: '#/components/schemas/CaptureParams' } },
+              'application/x-www-form-urlencoded': { schema: { $ref: '#/components/schemas/CaptureParams' } },
+            },
+          },
+          responses: captureResponses,
+        },
+      },
+      [`${relative(routes.filesPrefix)}{path}`]: {
+        get: {
+          operationId: 'getFile',
+          summary: 'Download a stored capture (byte ranges supported)',
+          security: [],
+          parameters: [{ name: 'path', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: {
+            '200': { description: 'The file' },
+            '206': { description: 'Part of the file' },
+            ...pick(errorResponses, ['404', '416']),
+          },
+        },
+      },
+    },
+    components: {
+      securitySchemes: {
+        ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        ApiKeyQuery: { type: 'apiKey', in: 'query', name: 'api_key' },
+      },
+      schemas: {
+        CaptureParams: { ...paramsSchema, properties: { ...(paramsSchema.properties as object), api_key: { type: 'string' } } },
+        CaptureResult: {
+          type: 'object',
+          required: ['url', 'size', 'format', 'status', 'id'],
+          properties: {
+            url: { type: 'string', description: `Relative url of the stored file, under ${routes.filesPrefix}` },
+            size: { type: 'integer', description: 'Bytes' },
+            format: { enum: Object.keys(FORMATS).map((format) => format.toUpperCase()) },
+            status: { const: 'completed' },
+            id: { type: 'string' },
+          },
+        },
+        Error: {
+          type: 'object',
+          required: ['error', 'code'],
+          properties: { error: { type: 'string' }, code: { enum: Object.keys(ERROR_CATALOGUE) } },
+          additionalProperties: true,
+        },
+      },
+    },
+  };
+}
+
+function withoutDescription(schema: Record<string, unknown>): Record<string, unknown> {
+  const { description: _description, ...rest } = schema;
+  return rest;
+}
+
+function pick<T>(record: Record<string, T>, keys: string[]): Record<string, T> {
+  return Object.fromEntries(keys.filter((key) => key in record).map((key) => [key, record[key] as T]));
+}

@@ -1,0 +1,57 @@
+import { parse as parseContentType } from 'content-type';
+import { captureErrors } from '../core/error-factories.js';
+import type { HttpRequest } from './http-types.js';
+import { payloadTooLarge, unsupportedMediaType } from './http-errors.js';
+
+/**
+ * A parameter bag without a prototype, so `__proto__` or `constructor` are only ever plain,
+ * ignored names. Repeated names become arrays, which the schema refuses as ambiguous.
+ */
+export type ParamBag = Record<string, unknown>;
+
+export function fromSearchParams(search: URLSearchParams): ParamBag {
+  const bag = Object.create(null) as ParamBag;
+  search.forEach((value, name) => {
+    const earlier = bag[name];
+    if (earlier === undefined) bag[name] = value;
+    else if (Array.isArray(earlier)) earlier.push(value);
+    else bag[name] = [earlier, value];
+  });
+  return bag;
+}
+
+/** Reads a POST body: JSON object or form; anything else is 415, a body over the limit 413. */
+export function readBodyParams(request: HttpRequest, limit: number): ParamBag {
+  if (request.bodyTooLarge) throw payloadTooLarge(limit);
+  const body = request.body;
+  if (body !== undefined && !(body instanceof Uint8Array)) return Object.assign(Object.create(null) as ParamBag, body);
+  const contentType = mediaType(request.headers['content-type']);
+  const text = body ? Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8') : '';
+  if (contentType === 'application/json' || contentType.endsWith('+json')) return parseJsonBody(text);
+  if (contentType === 'application/x-www-form-urlencoded') return fromSearchParams(new URLSearchParams(text));
+  throw unsupportedMediaType(contentType);
+}
+
+/** The media type of a Content-Type header, lower case; '' when absent, the raw value when malformed. */
+function mediaType(header: string | string[] | undefined): string {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || value === '') return '';
+  try {
+    return parseContentType(value).type;
+  } catch {
+    return value.slice(0, 100);
+  }
+}
+
+function parseJsonBody(text: string): ParamBag {
+  let value: unknown;
+  try {
+    value = text.trim().length === 0 ? {} : JSON.parse(text);
+  } catch {
+    throw captureErrors.invalidParameter('body', 'Request body is not valid JSON', 'a JSON object');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw captureErrors.invalidParameter('body', 'Request body must be a JSON object', 'a JSON object');
+  }
+  return Object.assign(Object.create(null) as ParamBag, value);
+}

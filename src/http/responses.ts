@@ -1,0 +1,40 @@
+import type { CaptureResult } from '../core/capture-result.js';
+import type { Logger } from '../core/logger.js';
+import { toCaptureError } from '../core/to-capture-error.js';
+import type { HttpResponse } from './http-types.js';
+
+/** A JSON answer; `headers` is this request's own object and is completed in place. */
+export function json(status: number, headers: Record<string, string>, body: unknown): HttpResponse {
+  const text = JSON.stringify(body);
+  headers['Content-Type'] = 'application/json; charset=utf-8';
+  headers['Content-Length'] = String(Buffer.byteLength(text));
+  return { status, headers, body: text };
+}
+
+/** Any failure as the interface's JSON error, with the headers computed so far. */
+export function errorResponse(error: unknown, headers: Record<string, string>, log: Logger): HttpResponse {
+  const failure = toCaptureError(error);
+  if (failure.status >= 500 && failure.code !== 'SERVICE_BUSY') log.error({ code: failure.code, reason: failure.message }, 'capture failed');
+  return json(failure.status, Object.assign(headers, failure.headers), failure.toJSON());
+}
+
+/**
+ * A finished capture: its description (`response_type=json`, the file stays in storage) or the
+ * file itself, streamed, its temporary file removed once sent.
+ */
+export async function captureResponse(result: CaptureResult, asJson: boolean, headers: Record<string, string>, fileUrl: (key: string) => string): Promise<HttpResponse> {
+  if (asJson) {
+    await result.dispose();
+    const url = result.storageKey === undefined ? result.url : fileUrl(result.storageKey);
+    return json(200, headers, { url, size: result.size, format: result.format.toUpperCase(), status: 'completed', id: result.id });
+  }
+  Object.assign(headers, {
+    'Content-Type': result.contentType,
+    'Content-Length': String(result.size),
+    'Content-Disposition': `inline; filename="${result.id}.${result.extension}"`,
+    'Cache-Control': 'no-store',
+    'X-Capture-Id': result.id,
+  });
+  if (result.clippedFrom !== undefined) headers['X-Capture-Clipped-From'] = String(result.clippedFrom);
+  return { status: 200, headers, body: result.data ?? result.stream(), onFinish: () => result.dispose() };
+}

@@ -1,0 +1,40 @@
+/**
+ * The URL layout of the HTTP service, in one place: adapters, the OpenAPI document and the
+ * composition root (which tells the engine where stored files are served) all read it.
+ */
+export interface RouteTable {
+  /** e.g. '/api'; '' mounts the interface at the root. */
+  readonly basePath: string;
+  /** `GET|POST {basePath}/v1/capture` */
+  readonly capture: string;
+  /** `GET {basePath}/v1/openapi.json` */
+  readonly openApi: string;
+  /** Everything under `{basePath}/v1/` belongs to the interface (unknown paths answer 404 there). */
+  readonly versionPrefix: string;
+  /** `GET {basePath}/files/<key>` */
+  readonly filesPrefix: string;
+  /** Where the file stored under `key` is served. */
+  fileUrl(key: string): string;
+  /** Whether a path belongs to the interface; adapters pass every other path on untouched. */
+  owns(pathname: string): boolean;
+  /** The same, as route patterns for routers that match by pattern (Fastify). */
+  readonly patterns: readonly string[];
+}
+
+export const DEFAULT_BASE_PATH = '/api';
+
+export function routeTable(basePath: string = DEFAULT_BASE_PATH): RouteTable {
+  const base = basePath.replace(/\/+$/, '');
+  const versionPrefix = `${base}/v1/`;
+  const filesPrefix = `${base}/files/`;
+  return Object.freeze({
+    basePath: base,
+    capture: `${versionPrefix}capture`,
+    openApi: `${versionPrefix}openapi.json`,
+    versionPrefix,
+    filesPrefix,
+    fileUrl: (key: string) => `${filesPrefix}${key}`,
+    owns: (pathname: string) => pathname.startsWith(versionPrefix) || pathname.startsWith(filesPrefix),
+    patterns: [`${versionPrefix}capture`, `${versionPrefix}*`, `${filesPrefix}*`],
+  });
+}

@@ -1,0 +1,43 @@
+import rangeParser from 'range-parser';
+import type { HttpRequest, HttpResponse } from './http-types.js';
+import type { CaptureStorage } from '../core/storage.js';
+import { CaptureError } from '../core/errors.js';
+import { notFound } from './http-errors.js';
+
+/**
+ * Serves a stored file with byte ranges (video players seek with them). The key is taken as the
+ * raw path, never decoded: anything but `<folder>/<id>.<ext>` is simply not found.
+ */
+export async function serveFile(storage: CaptureStorage | undefined, key: string, request: HttpRequest, headOnly: boolean): Promise<HttpResponse> {
+  const file = await storage?.get(key);
+  if (!file) throw notFound('File not found or expired');
+  const headers: Record<string, string> = {
+    'Content-Type': file.contentType,
+    'Accept-Ranges': 'bytes',
+    'Cache-Control': 'private, max-age=3600',
+    'X-Content-Type-Options': 'nosniff',
+  };
+  const rangeHeader = request.headers.range;
+  const range = typeof rangeHeader === 'string' ? parseRange(rangeHeader, file.size) : undefined;
+  if (range === 'unsatisfiable') {
+    throw new CaptureError('RANGE_NOT_SATISFIABLE', `Range not satisfiable for ${file.size} bytes`, {
+      headers: { 'Content-Range': `bytes */${file.size}` },
+    });
+  }
+  if (range) {
+    headers['Content-Range'] = `bytes ${range.start}-${range.end}/${file.size}`;
+    headers['Content-Length'] = String(range.end - range.start + 1);
+    return { status: 206, headers, body: headOnly ? '' : file.stream(range) };
+  }
+  headers['Content-Length'] = String(file.size);
+  return { status: 200, headers, body: headOnly ? '' : file.stream() };
+}
+
+/** One `bytes=` range; a malformed header or several ranges are answered with the whole file. */
+export function parseRange(header: string, size: number): { start: number; end: number } | 'unsatisfiable' | undefined {
+  const ranges = rangeParser(size, header, { combine: true });
+  if (ranges === -1) return 'unsatisfiable';
+  if (ranges === -2 || ranges.type !== 'bytes' || ranges.length !== 1) return undefined;
+  const [only] = ranges;
+  return only && { start: only.start, end: only.end };
+}

@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { parseCaptureParams, captureParamsJsonSchema, PARAM_NAMES } from '../../src/core/schema.js';
+import { CaptureError } from '../../src/core/errors.js';
+
+const url = 'https://example.com/';
+
+function errorOf(raw: Record<string, unknown>): CaptureError {
+  try {
+    parseCaptureParams(raw);
+  } catch (error) {
+    if (error instanceof CaptureError) return error;
+    throw error;
+  }
+  throw new Error('expected a CaptureError');
+}
+
+describe('request schema', () => {
+  it('applies the defaults of SPEC.md', () => {
+    expect(parseCaptureParams({ url })).toEqual({
+      url,
+      format: 'png',
+      viewport_width: 1920,
+      viewport_height: 1080,
+      full_page: false,
+      quality: 90,
+      response_type: 'image',
+      block_ads: false,
+      block_cookies: false,
+      hide_selectors: '',
+      scenario: 'static',
+      duration: 5,
+      scroll_delay: 500,
+      scroll_by: 1000,
+      wait_until: 'domcontentloaded',
+      delay: 0,
+    });
+  });
+
+  it('coerces query strings: integers, numbers and booleans (true/false/1/0)', () => {
+    const params = parseCaptureParams({ url, viewport_width: '1280', full_page: '1', block_ads: 'true', block_cookies: '0', latitude: '48.85', longitude: '-2.5' });
+    expect(params).toMatchObject({ viewport_width: 1280, full_page: true, block_ads: true, block_cookies: false, latitude: 48.85, longitude: -2.5 });
+  });
+
+  it('accepts JSON-typed values as they are', () => {
+    expect(parseCaptureParams({ url, quality: 50, full_page: true })).toMatchObject({ quality: 50, full_page: true });
+  });
+
+  it.each([
+    ['viewport_width', '99', 'integer 100..7680'],
+    ['viewport_width', '7681', 'integer 100..7680'],
+    ['viewport_height', '4321', 'integer 100..4320'],
+    ['viewport_width', '1280.5', 'integer 100..7680'],
+    ['viewport_width', 'abc', 'integer 100..7680'],
+    ['quality', '0', 'integer 1..100'],
+    ['quality', 101, 'integer 1..100'],
+    ['format', 'PNG', 'png, jpg, webp, mp4, webm'],
+    ['format', 'gif', 'png, jpg, webp, mp4, webm'],
+    ['full_page', 'yes', 'true, false'],
+    ['full_page', 'TRUE', 'true, false'],
+    ['wait_until', 'networkidle', 'load, domcontentloaded, networkidle0, networkidle2'],
+    ['response_type', 'binary', 'image, json'],
+    ['duration', '0', 'integer 1..1800'],
+    ['duration', '1801', 'integer 1..1800'],
+    ['delay', '-1', 'integer 0..60000'],
+    ['scenario', 'video', 'static, scroll, record'],
+  ])('refuses %s=%s with INVALID_PARAMETER naming the parameter', (param, value, allowed) => {
+    const error = errorOf({ url, [param]: value });
+    expect(error.code).toBe('INVALID_PARAMETER');
+    expect(error.status).toBe(400);
+    expect(error.details).toEqual({ param, allowed });
+    expect(error.message).toContain(param);
+  });
+
+  it('refuses a missing url', () => {
+    expect(errorOf({}).details).toMatchObject({ param: 'url' });
+    expect(errorOf({ url: '' }).details).toMatchObject({ param: 'url' });
+  });
+
+  it('refuses out-of-range coordinates and a lone latitude or longitude', () => {
+    expect(errorOf({ url, latitude: '91', longitude: '0' }).details).toMatchObject({ param: 'latitude' });
+    expect(errorOf({ url, latitude: '0', longitude: '-181' }).details).toMatchObject({ param: 'longitude' });
+    expect(errorOf({ url, latitude: '10' }).details).toMatchObject({ param: 'longitude' });
+    expect(errorOf({ url, longitude: '10' }).details).toMatchObject({ param: 'latitude' });
+  });
+
+  it('implies scroll for a video format and mp4 for a video scenario', () => {
+    expect(parseCaptureParams({ url, format: 'webm' })).toMatchObject({ format: 'webm', scenario: 'scroll' });
+    expect(parseCaptureParams({ url, scenario: 'record' })).toMatchObject({ format: 'mp4', scenario: 'record' });
+  });
+
+  it.each([
+    [{ format: 'png', scenario: 'scroll' }, ['format', 'scenario']],
+    [{ format: 'jpg', scenario: 'record' }, ['format', 'scenario']],
+    [{ format: 'mp4', scenario: 'static' }, ['format', 'scenario']],
+    [{ format: 'mp4', full_page: 'true' }, ['full_page', 'format']],
+    [{ scenario: 'scroll', full_page: true }, ['full_page', 'format']],
+  ])('answers INCOMPATIBLE_PARAMETERS for %o', (extra, params) => {
+    const error = errorOf({ url, ...extra });
+    expect(error.code).toBe('INCOMPATIBLE_PARAMETERS');
+    expect(error.details).toEqual({ params });
+  });
+
+  it('ignores unknown parameters and prototype keys', () => {
+    const raw = JSON.parse(`{"url":"${url}","__proto__":{"polluted":true},"constructor":1,"colour":"red"}`) as Record<string, unknown>;
+    const params = parseCaptureParams(raw) as Record<string, unknown>;
+    expect(params.colour).toBeUndefined();
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('refuses a parameter given twice', () => {
+    expect(errorOf({ url, format: ['png', 'jpg'] }).message).toContain('more than once');
+  });
+
+  it('takes hide_selectors as a string or a JSON array', () => {
+    expect(parseCaptureParams({ url, hide_selectors: ['.a', '#b'] }).hide_selectors).toBe('.a,#b');
+  });
+
+  it('exports a JSON Schema with every parameter', () => {
+    const schema = captureParamsJsonSchema() as { properties: Record<string, unknown>; required: string[] };
+    expect(Object.keys(schema.properties).sort()).toEqual([...PARAM_NAMES].sort());
+    expect(schema.required).toEqual(['url']);
+  });
+});

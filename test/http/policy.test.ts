@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { createPolicy, nextMonthStart, checkTierGates, DEFAULT_TIERS, resolveTiers } from '../../src/http/access/index.js';
+import { addressKey } from '../../src/http/access/address-key.js';
+import { createMemoryKeyStore, hashKey } from '../../src/http/access/index.js';
+import { parseCaptureParams } from '../../src/core/schema.js';
+import { CaptureError } from '../../src/core/errors.js';
+
+describe('tiers', () => {
+  it('match SPEC.md by default and take overrides', () => {
+    expect(DEFAULT_TIERS.FREE).toEqual({ requestsPerMinute: 20, monthlyQuota: 100, maxDuration: 10, geolocation: false });
+    expect(DEFAULT_TIERS.ENTERPRISE.requestsPerMinute).toBe(150);
+    expect(resolveTiers({ FREE: { requestsPerMinute: 5 } }).FREE).toMatchObject({ requestsPerMinute: 5, monthlyQuota: 100 });
+  });
+
+  it('gate geolocation below PRO and durations above the tier maximum', () => {
+    const tiers = resolveTiers();
+    const geo = parseCaptureParams({ url: 'https://a.example', latitude: 1, longitude: 2 });
+    expect(() => checkTierGates(geo, 'BASIC', tiers)).toThrow(CaptureError);
+    try {
+      checkTierGates(geo, 'FREE', tiers);
+    } catch (error) {
+      expect((error as CaptureError).details).toEqual({ param: 'latitude', tier: 'FREE', required: 'PRO' });
+    }
+    checkTierGates(geo, 'PRO', tiers);
+    const long = parseCaptureParams({ url: 'https://a.example', format: 'mp4', duration: 20 });
+    try {
+      checkTierGates(long, 'FREE', tiers);
+      expect.unreachable();
+    } catch (error) {
+      expect((error as CaptureError).details).toMatchObject({ param: 'duration', tier: 'FREE', required: 'BASIC' });
+    }
+    checkTierGates(long, 'BASIC', tiers);
+  });
+});
+
+describe('policy', () => {
+  it('counts requests exactly per minute, per account', async () => {
+    const policy = createPolicy({ tiers: { FREE: { requestsPerMinute: 3 } } });
+    const results = await Promise.all(Array.from({ length: 5 }, () => policy.hitAccount('a', 'FREE')));
+    expect(results.filter((r) => r.allowed)).toHaveLength(3);
+    expect(results.map((r) => r.remaining).sort()).toEqual([0, 0, 0, 1, 2]);
+    expect((await policy.hitAccount('b', 'FREE')).allowed).toBe(true);
+    const reset = results[0]?.resetMs ?? 0;
+    expect(reset).toBeGreaterThan(Date.now());
+    expect(reset).toBeLessThanOrEqual(Date.now() + 60_000);
+  });
+
+  it('reserves, refunds and refuses quota without counting refusals', async () => {
+    const policy = createPolicy({ tiers: { FREE: { monthlyQuota: 2 } } });
+    expect((await policy.reserve('a', 'FREE')).remaining).toBe(1);
+    await policy.refund('a', 'FREE');
+    expect((await policy.quota('a', 'FREE')).remaining).toBe(2);
+    await policy.reserve('a', 'FREE');
+    await policy.reserve('a', 'FREE');
+    const refused = await policy.reserve('a', 'FREE');
+    expect(refused).toMatchObject({ allowed: false, remaining: 0, resetMs: nextMonthStart() });
+    expect((await policy.quota('a', 'FREE')).remaining).toBe(0);
+  });
+
+  it('peeks without counting', async () => {
+    const policy = createPolicy();
+    await policy.hitAddress('1.2.3.4');
+    expect((await policy.peekAddress('1.2.3.4')).remaining).toBe(19);
+    expect((await policy.peekAddress('1.2.3.4')).remaining).toBe(19);
+  });
+
+  it('resets quotas at the start of the next month, UTC', () => {
+    expect(nextMonthStart(new Date(Date.UTC(2026, 11, 31, 23, 59)))).toBe(Date.UTC(2027, 0, 1));
+  });
+});
+
+describe('key store', () => {
+  it('finds keys by hash, never keeps them, and honours revocation', async () => {
+    const store = createMemoryKeyStore();
+    const { key, record } = store.create('PRO');
+    expect(key).toMatch(/^ce_[\w-]{8}_[\w-]{32}$/);
+    expect(JSON.stringify(record)).not.toContain(key);
+    expect(await store.lookup(key)).toEqual(record);
+    expect(await store.lookup(`${key}x`)).toBeUndefined();
+    expect(await store.lookup('x'.repeat(10_000))).toBeUndefined();
+    store.revoke(record.id);
+    expect((await store.lookup(key))?.revoked).toBe(true);
+    expect(hashKey(key)).toHaveLength(32);
+  });
+});
+
+describe('limits for requests without a valid key', () => {
+  it('count an IPv6 client per /64 and an IPv4-mapped client as its IPv4 address', async () => {
+    const policy = createPolicy({ tiers: { FREE: { requestsPerMinute: 3 } } });
+    const rotating = ['2001:db8:1:2::1', '2001:db8:1:2::2', '2001:db8:1:2:ffff:ffff:ffff:fffe', '2001:0db8:0001:0002:0:0:0:9'];
+    const decisions = [];
+    for (const address of rotating) decisions.push(await policy.hitAddress(address));
+    expect(decisions.map((decision) => decision.allowed)).toEqual([true, true, true, false]);
+    expect((await policy.hitAddress('2001:db8:1:3::1')).allowed).toBe(true);
+
+    for (const address of ['203.0.113.5', '::ffff:203.0.113.5', '::FFFF:203.0.113.5']) expect((await policy.hitAddress(address)).allowed).toBe(true);
+    expect((await policy.hitAddress('203.0.113.5')).allowed).toBe(false);
+    expect((await policy.peekAddress('::ffff:cb00:7105')).remaining).toBe(0);
+  });
+
+  it('leave what is not an address as it is', () => {
+    expect(addressKey('unknown')).toBe('unknown');
+    expect(addressKey('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
+  });
+});

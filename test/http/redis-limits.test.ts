@@ -1,0 +1,43 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPolicy, redisLimiterStore } from '../../src/http/access/index.js';
+import { startRedis, type TestRedis } from '../helpers/redis-server.js';
+
+/** Several instances share limits through Redis: the counts must be exact across them. */
+let redis: TestRedis;
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => redis?.stop());
+
+describe('limits shared through Redis', () => {
+  it('two instances together let exactly N of N+k simultaneous requests through', async () => {
+    const tiers = { BASIC: { requestsPerMinute: 25 } };
+    const first = createPolicy({ tiers, store: redisLimiterStore(redis.client()) });
+    const second = createPolicy({ tiers, store: redisLimiterStore(redis.client()) });
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? first : second).hitAccount('shared-account', 'BASIC')));
+    expect(results.filter((result) => result.allowed)).toHaveLength(25);
+    expect(results.filter((result) => !result.allowed).every((result) => result.remaining === 0)).toBe(true);
+  });
+
+  it('refuses a key over its limit from memory, so a flood does not reach Redis', async () => {
+    const policy = createPolicy({ tiers: { BASIC: { requestsPerMinute: 5 } }, store: redisLimiterStore(redis.client()) });
+    const results = [];
+    for (let i = 0; i < 30; i++) results.push(await policy.hitAccount('flooding-account', 'BASIC'));
+    expect(results.filter((result) => result.allowed)).toHaveLength(5);
+    expect(results.slice(5).every((result) => !result.allowed && result.remaining === 0 && result.resetMs > Date.now())).toBe(true);
+    // Five passes and the first refusal were counted in Redis; the other 24 never asked it.
+    expect(Number(await redis.client().get('capture-engine:rate:BASIC:flooding-account'))).toBe(6);
+  });
+
+  it('quota reservations and refunds are shared and exact', async () => {
+    const tiers = { PRO: { monthlyQuota: 3 } };
+    const first = createPolicy({ tiers, store: redisLimiterStore(redis.client()) });
+    const second = createPolicy({ tiers, store: redisLimiterStore(redis.client()) });
+    const reservations = await Promise.all(Array.from({ length: 5 }, (_, i) => (i % 2 ? first : second).reserve('quota-account', 'PRO')));
+    expect(reservations.filter((r) => r.allowed)).toHaveLength(3);
+    await first.refund('quota-account', 'PRO');
+    expect((await second.quota('quota-account', 'PRO')).remaining).toBe(1);
+    expect((await second.reserve('quota-account', 'PRO')).allowed).toBe(true);
+    expect((await first.reserve('quota-account', 'PRO')).allowed).toBe(false);
+  });
+});
