@@ -4,13 +4,18 @@
  * machine), and counting that time would skip the start of the recording.
  */
 export class FrameClock {
-  private start = Date.now();
+  private start: number;
 
-  constructor(private readonly fps: number) {}
+  constructor(
+    private readonly fps: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.start = now();
+  }
 
   /** Moment of frame `index`; call it in order, when the encoder asks for that frame. */
   at(index: number): number {
-    if (index === 1) this.start = Date.now() - 1000 / this.fps;
+    if (index === 1) this.start = this.now() - 1000 / this.fps;
     return this.start + (index * 1000) / this.fps;
   }
 }

@@ -58,7 +58,7 @@ export class CaptureError extends Error {
     this.headers = options.headers ?? {};
   }
 
-  /** The JSON body of SPEC.md: `{ error, code, ...details }`. */
+  /** The JSON body of the README's error table: `{ error, code, ...details }`. */
   toJSON(): Record<string, unknown> {
     return {
       error: this.expose ? this.message : ERROR_CATALOGUE[this.code].message,

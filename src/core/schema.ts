@@ -143,7 +143,7 @@ function describe(value: unknown): string {
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
-/** SPEC part B: a video format alone implies `scroll`; a video scenario alone implies `mp4`. */
+/** As the README says: a video format alone implies `scroll`; a video scenario alone implies `mp4`. */
 function applyImpliedDefaults(given: Map<keyof CaptureParams, unknown>): void {
   const format = given.get('format') as CaptureFormat | undefined;
   const scenario = given.get('scenario') as CaptureParams['scenario'] | undefined;

@@ -14,6 +14,8 @@ export interface FsStorageOptions {
   lifetimeMs?: number;
   /** How often expired files are swept. @default 10 minutes */
   sweepIntervalMs?: number;
+  /** The clock files age by (tests move it). @default Date.now */
+  now?: () => number;
 }
 
 /**
@@ -23,7 +25,8 @@ export interface FsStorageOptions {
 export function createFsStorage(options: FsStorageOptions): CaptureStorage & { sweep(): Promise<number> } {
   const root = path.resolve(options.dir);
   const lifetimeMs = options.lifetimeMs ?? DEFAULTS.fileLifetimeMs;
-  const expired = (mtimeMs: number): boolean => Date.now() - mtimeMs > lifetimeMs;
+  const now = options.now ?? Date.now;
+  const expired = (mtimeMs: number): boolean => now() - mtimeMs > lifetimeMs;
 
   const sweep = async (): Promise<number> => {
     let removed = 0;

@@ -12,7 +12,7 @@ describe('error catalogue', () => {
     for (const [code, status] of rows) expect(ERROR_CATALOGUE[code as ErrorCode]?.status, String(code)).toBe(status);
   });
 
-  it.each(Object.entries(ERROR_CATALOGUE))('%s builds the JSON body of SPEC.md', (code, entry) => {
+  it.each(Object.entries(ERROR_CATALOGUE))('%s builds the documented JSON body', (code, entry) => {
     const error = new CaptureError(code as ErrorCode, 'message', { details: { param: 'x' } });
     expect(error.status).toBe(entry.status);
     const body = error.toJSON();

@@ -15,7 +15,7 @@ function errorOf(raw: Record<string, unknown>): CaptureError {
 }
 
 describe('request schema', () => {
-  it('applies the defaults of SPEC.md', () => {
+  it('applies the documented defaults', () => {
     expect(parseCaptureParams({ url })).toEqual({
       url,
       format: 'png',

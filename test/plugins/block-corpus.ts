@@ -82,7 +82,6 @@ export interface Shot {
   image: DecodedImage;
   height: number;
   inspection: PageInspection | undefined;
-  ms: number;
 }
 
 let marker = 0;
@@ -93,7 +92,6 @@ export async function shoot(
   flags: { block_ads?: boolean; block_cookies?: boolean; hide_selectors?: string; full_page?: boolean } = {},
 ): Promise<Shot> {
   const url = `${corpus.server.url(page.host, page.path)}#shot-${++marker}`;
-  const started = Date.now();
   const result = await corpus.engine.capture({
     url,
     viewport_width: VIEWPORT.width,
@@ -102,9 +100,8 @@ export async function shoot(
     wait_until: page.waitUntil ?? 'domcontentloaded',
     ...flags,
   });
-  const ms = Date.now() - started;
   const data = await result.buffer();
-  return { image: await decode(data), height: result.height ?? 0, inspection: corpus.inspections.get(url), ms };
+  return { image: await decode(data), height: result.height ?? 0, inspection: corpus.inspections.get(url) };
 }
 
 export function colourAt(shot: Shot, [x, y]: Point): string {
@@ -115,8 +112,3 @@ export function colourAt(shot: Shot, [x, y]: Point): string {
 export const isContent = (shot: Shot, point: Point): boolean => near(shot.image.at(point[0], point[1]), COLOURS.content);
 export const isBanner = (shot: Shot, point: Point): boolean => near(shot.image.at(point[0], point[1]), COLOURS.banner, 20);
 export const isAd = (shot: Shot, point: Point): boolean => near(shot.image.at(point[0], point[1]), COLOURS.ad, 20);
-
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}

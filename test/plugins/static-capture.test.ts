@@ -78,12 +78,10 @@ describe('static captures', () => {
     expect(near(idle.at(100, 100), '#00ff00')).toBe(true);
   });
 
-  it('networkidle2 tolerates two open connections', async () => {
-    const url = fixtures.url('/late-resource?ms=5000');
-    const started = Date.now();
+  it('networkidle2 tolerates two open connections: the page is taken before the slow request ends', async () => {
+    const url = fixtures.url('/late-resource?ms=20000');
     const shot = await engine.capture({ url, wait_until: 'networkidle2', viewport_width: 200, viewport_height: 200 });
-    expect(shot.size).toBeGreaterThan(0);
-    expect(Date.now() - started).toBeLessThan(4500);
+    expect(near((await decode(shot.data as Buffer)).at(100, 100), '#ff0000')).toBe(true);
   });
 
   it('delay waits before the capture', async () => {
@@ -122,9 +120,7 @@ describe('static captures', () => {
     await expect(engine.capture({ url: `http://127.0.0.1:${await closedPort()}/` })).rejects.toMatchObject({ code: 'CAPTURE_FAILED', details: { reason: 'connection_refused' } });
     const quick = await createTestEngine({ timeoutMs: 4000, concurrency: 1 });
     try {
-      const started = Date.now();
       await expect(quick.capture({ url: fixtures.url('/never') })).rejects.toMatchObject({ code: 'CAPTURE_TIMEOUT' });
-      expect(Date.now() - started).toBeLessThan(6000);
       const after = await quick.capture({ url: fixtures.url('/solid'), viewport_width: 200, viewport_height: 200 });
       expect(after.size).toBeGreaterThan(0);
     } finally {

@@ -10,11 +10,8 @@ const small = { viewport_width: 480, viewport_height: 270 };
 
 describe('scenario record', () => {
   it('records a CSS animation as it plays into an mp4 of exactly duration × fps frames', async () => {
-    const started = Date.now();
     const result = await suite.engine.capture({ url: suite.server.url('/fade?ms=10000'), scenario: 'record', format: 'mp4', duration: 2, ...small });
     suite.results.push(result);
-    // Recording is real time: at least the duration, plus navigation and encoding.
-    expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
     expect((await result.buffer()).subarray(4, 8)).toEqual(MP4_MAGIC);
     const file = videoPath(result);
     const info = await probe(file);
@@ -55,13 +52,10 @@ describe('scenario record', () => {
     // Abort once ffmpeg is encoding.
     for (let i = 0; i < 200 && (await ffmpegChildren()) === before; i++) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await ffmpegChildren()).toBeGreaterThan(before);
-    const aborted = Date.now();
     controller.abort();
     const error = await capture.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CaptureError);
     expect(error).toMatchObject({ code: 'CAPTURE_FAILED', details: { reason: 'aborted' } });
-    // Far sooner than the 20 s the recording would take (the browser context is closed first).
-    expect(Date.now() - aborted).toBeLessThan(10_000);
     expect(await ffmpegChildren()).toBe(before);
     expect(await filesIn(suite.engine.options.tempDir)).toEqual(filesBefore);
   });

@@ -31,10 +31,13 @@ describe('filesystem storage', () => {
 
   it('expires files after their lifetime and sweeps them from disk', async () => {
     const root = dir();
-    const storage = createFsStorage({ dir: root, lifetimeMs: 50 });
+    let now = Date.now();
+    const storage = createFsStorage({ dir: root, lifetimeMs: 60_000, now: () => now });
     await storage.put('2026-11-22/old.mp4', { data: Buffer.from('x') }, { contentType: 'video/mp4', size: 1 });
+    now += 59_000;
     expect(await storage.get('2026-11-22/old.mp4')).toBeDefined();
-    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(await storage.sweep()).toBe(0);
+    now += 2_000;
     expect(await storage.get('2026-11-22/old.mp4')).toBeUndefined();
     expect(await storage.sweep()).toBe(1);
     expect(readdirSync(root)).toEqual([]);

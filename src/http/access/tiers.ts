@@ -16,7 +16,7 @@ export interface TierLimits {
   geolocation: boolean;
 }
 
-/** SPEC.md part B; every number can be overridden with the engine's `tiers` option. */
+/** The README's tier table; every number can be overridden with the `tiers` option. */
 export const DEFAULT_TIERS: Readonly<Record<TierName, TierLimits>> = Object.freeze({
   FREE: { requestsPerMinute: 20, monthlyQuota: 100, maxDuration: 10, geolocation: false },
   BASIC: { requestsPerMinute: 40, monthlyQuota: 2_000, maxDuration: 30, geolocation: false },

@@ -1,0 +1,40 @@
+import { CaptureParamsSchema, PARAM_NAMES, allowedFor } from '../../src/core/schema.js';
+import { DEFAULT_TIERS, TIER_NAMES } from '../../src/http/access/tiers.js';
+
+/**
+ * The README's generated tables, rendered from the one request schema and the default tiers. The
+ * README test compares them with the README (`UPDATE_README=1` rewrites it).
+ */
+export const README_TABLES = {
+  parameters: (): string => {
+    const rows = PARAM_NAMES.map((name) => {
+      const schema = CaptureParamsSchema.properties[name] as { default?: unknown; description?: string };
+      const fallback = name === 'url' ? 'required' : schema.default === undefined || schema.default === '' ? 'none' : String(schema.default);
+      return `| \`${name}\` | ${allowedFor(name)} | ${fallback} | ${schema.description ?? ''} |`;
+    });
+    return ['| name | allowed | default | meaning |', '|---|---|---|---|', ...rows, '| `api_key` | string | none | the API key (alternative to the `X-API-Key` header) |'].join('\n');
+  },
+  tiers: (): string => {
+    const number = (value: number): string => value.toLocaleString('en-US');
+    const rows = TIER_NAMES.map((name) => {
+      const tier = DEFAULT_TIERS[name];
+      return `| ${name} | ${number(tier.requestsPerMinute)} | ${number(tier.monthlyQuota)} | ${number(tier.maxDuration)} | ${tier.geolocation ? 'yes' : 'no'} |`;
+    });
+    return ['| tier | requests/min | captures/month | longest video (s) | geolocation |', '|---|--:|--:|--:|---|', ...rows].join('\n');
+  },
+};
+
+export type ReadmeTable = keyof typeof README_TABLES;
+
+/** The README text between `<!-- name:start -->` and `<!-- name:end -->`. */
+export function readmeSection(readme: string, name: ReadmeTable): string | undefined {
+  return sectionPattern(name).exec(readme)?.[1];
+}
+
+export function withSection(readme: string, name: ReadmeTable, table: string): string {
+  return readme.replace(sectionPattern(name), `<!-- ${name}:start -->\n${table}\n<!-- ${name}:end -->`);
+}
+
+function sectionPattern(name: ReadmeTable): RegExp {
+  return new RegExp(`<!-- ${name}:start -->\\n([\\s\\S]*?)\\n?<!-- ${name}:end -->`);
+}
