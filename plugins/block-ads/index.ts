@@ -62,7 +62,7 @@ export function blockAds(options: BlockAdsOptions = {}): CapturePlugin {
   const lastPass = async (ctx: CaptureContext): Promise<void> => {
     const blocking = ctx.state.get(PLUGIN) as PageBlocking | undefined;
     if (!blocking) return;
-    await bestEffort(() => applyCosmeticPass(blocking.blocker, ctx.page, blocking.blocked), cosmeticBudget, ctx.signal);
+    await bestEffort(() => applyCosmeticPass(blocking.blocker, ctx.page, blocking.blocked), ctx.budget(cosmeticBudget), ctx.signal);
   };
 
   return {

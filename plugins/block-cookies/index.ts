@@ -76,7 +76,7 @@ export function blockCookies(options: BlockCookiesOptions = {}): CapturePlugin {
         state.consentSeen ||= state.autoconsent.some((frame) => frame.popupAt > 0);
         record(ctx, state, report);
       },
-      fallbackBudgetMs,
+      ctx.budget(fallbackBudgetMs),
       ctx.signal,
     );
   };
@@ -109,7 +109,7 @@ export function blockCookies(options: BlockCookiesOptions = {}): CapturePlugin {
           let look: PageReport | undefined;
           await bestEffort(async () => {
             look = await runFallback(ctx.page, input(true, false));
-          }, fallbackBudgetMs, ctx.signal);
+          }, ctx.budget(fallbackBudgetMs), ctx.signal);
           if (!look) {
             // The look ran out of time (a heavy page, a busy machine): clean without waiting.
             await clean(ctx, state);
@@ -130,7 +130,7 @@ export function blockCookies(options: BlockCookiesOptions = {}): CapturePlugin {
                 state.autoconsent = await readConsentStates(ctx.page);
               }
             },
-            optOutWaitMs,
+            ctx.budget(optOutWaitMs),
             ctx.signal,
           );
           await clean(ctx, state);

@@ -34,7 +34,10 @@ export function staticScenario(options: StaticScenarioOptions = {}): CapturePlug
         when: (params) => params.scenario === 'static',
         run: async (ctx) => {
           const cdp = ctx.cdp;
-          if (ctx.params.full_page) await bestEffort((signal) => revealLazyContent(ctx.page, lazyBudget, signal), lazyBudget + 500, ctx.signal);
+          if (ctx.params.full_page) {
+            const budget = ctx.budget(lazyBudget);
+            await bestEffort((signal) => revealLazyContent(ctx.page, budget, signal), budget + 500, ctx.signal);
+          }
           // A capture right after load sometimes gets a blank frame; one animation frame settles it.
           await ctx.page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => resolve())));
           ctx.captured = ctx.params.full_page ? await fullPage(ctx, cdp, maxHeight) : await viewport(ctx, cdp);

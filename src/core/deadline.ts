@@ -10,8 +10,17 @@ export interface Deadline {
   readonly signal: AbortSignal;
   /** Milliseconds left, never negative. */
   remaining(): number;
+  /**
+   * A sub-budget for a best-effort step (lazy content, banner dismissal, a cosmetic pass): what
+   * the step wants, but never more than a share of what is left, so optional work cannot use up
+   * a short capture budget and turn a capture into a timeout.
+   */
+  share(wantedMs: number): number;
   dispose(): void;
 }
+
+/** The part of the time left that one best-effort step may take. */
+const BEST_EFFORT_SHARE = 0.25;
 
 export function createDeadline(budgetMs: number, parent?: AbortSignal): Deadline {
   const controller = new AbortController();
@@ -21,9 +30,11 @@ export function createDeadline(budgetMs: number, parent?: AbortSignal): Deadline
   const onParentAbort = (): void => controller.abort(toAbortReason(parent?.reason));
   if (parent?.aborted) onParentAbort();
   else parent?.addEventListener('abort', onParentAbort, { once: true });
+  const remaining = (): number => Math.max(0, endsAt - Date.now());
   return {
     signal: controller.signal,
-    remaining: () => Math.max(0, endsAt - Date.now()),
+    remaining,
+    share: (wantedMs) => Math.max(0, Math.min(wantedMs, Math.floor(remaining() * BEST_EFFORT_SHARE))),
     dispose: () => {
       clearTimeout(timer);
       parent?.removeEventListener('abort', onParentAbort);

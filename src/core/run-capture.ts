@@ -41,6 +41,7 @@ export async function runCapture({ id, params, deadline, lease, pipeline, log }:
     params,
     signal,
     remaining: deadline.remaining,
+    budget: deadline.share,
     browserContext: lease.context,
     page: lease.page,
     cdp: lease.cdp,

@@ -59,6 +59,8 @@ export interface CaptureContext {
   readonly signal: AbortSignal;
   /** Milliseconds left in the capture's budget. */
   remaining(): number;
+  /** A best-effort step's time: `wantedMs`, but at most a share of what is left (see `Deadline.share`). */
+  budget(wantedMs: number): number;
   readonly browserContext: BrowserContext;
   readonly page: Page;
   /** A CDP session on `page` (raw screenshots, screencasts); closed with the context. */

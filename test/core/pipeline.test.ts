@@ -41,6 +41,14 @@ describe('deadline', () => {
     deadline.dispose();
   });
 
+  it('gives a best-effort step what it wants, but never more than a quarter of what is left', () => {
+    const deadline = createDeadline(4000);
+    expect(deadline.share(100)).toBe(100);
+    expect(deadline.share(2500)).toBeLessThanOrEqual(1000);
+    expect(deadline.share(2500)).toBeGreaterThan(500);
+    deadline.dispose();
+  });
+
   it('lets a best-effort step fail or overrun without failing the capture', async () => {
     const deadline = createDeadline(5000);
     await bestEffort(() => Promise.reject(new Error('boom')), 100, deadline.signal);
