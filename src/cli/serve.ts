@@ -36,8 +36,8 @@ export async function serve(args: string[]): Promise<void> {
   };
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
-  await service;
-  process.stdout.write(`capture-engine listening on http://${host}:${port}/api/v1/capture (${adapter})\n`);
+  const { capturePath } = await service;
+  process.stdout.write(`capture-engine listening on http://${host}:${port}${capturePath} (${adapter})\n`);
 }
 
 /** Keys from `CAPTURE_API_KEYS`, or one FREE key made for this run and shown once. */
@@ -72,10 +72,11 @@ async function startService(
   adapter: AdapterName,
   port: number,
   host: string,
-): Promise<{ server: Server; engine: CaptureEngine }> {
+): Promise<{ server: Server; engine: CaptureEngine; capturePath: string }> {
   const engine = await createCaptureEngine(options);
   try {
-    return { server: await listen(createCaptureHttp(engine, httpOptions), adapter, port, host), engine };
+    const http = createCaptureHttp(engine, httpOptions);
+    return { server: await listen(http, adapter, port, host), engine, capturePath: http.routes.capture };
   } catch (error) {
     await engine.close();
     throw error;
