@@ -5,7 +5,7 @@ import { trackInflight } from './network-idle.js';
 import { abortable } from './deadline.js';
 import { toCaptureError } from './to-capture-error.js';
 import type { CaptureError } from './errors.js';
-import type { Request } from 'playwright-core';
+import type { Request, Response } from 'playwright-core';
 
 /** Quiet time that makes the network count as idle, as in Puppeteer. */
 const NETWORK_IDLE_MS = 500;
@@ -35,10 +35,21 @@ async function navigate(ctx: CaptureContext, egress: EgressGuard): Promise<void>
   const session = ctx.state.get('egress');
   // Every main-frame hop (redirects included): a refused hop is the caller's URL_NOT_ALLOWED.
   const hops = [params.url];
+  const isMainNavigation = (request: Request): boolean => request.isNavigationRequest() && request.frame() === page.mainFrame();
   const onRequest = (request: Request): void => {
-    if (request.isNavigationRequest() && request.frame() === page.mainFrame()) hops.push(request.url());
+    if (isMainNavigation(request)) hops.push(request.url());
+  };
+  // A redirect to file:, ftp: or any other scheme never becomes a request Chromium reports (it
+  // aborts the navigation, often as a bare ERR_ABORTED): read it from the redirect itself.
+  let leftTheWeb: string | undefined;
+  const onResponse = (response: Response): void => {
+    const location = response.status() >= 300 && response.status() < 400 ? response.headers().location : undefined;
+    if (location === undefined || !isMainNavigation(response.request())) return;
+    const target = URL.canParse(location, response.url()) ? new URL(location, response.url()) : undefined;
+    if (target && target.protocol !== 'http:' && target.protocol !== 'https:') leftTheWeb = target.href;
   };
   const refusal = (): CaptureError | undefined => {
+    if (leftTheWeb !== undefined) return captureErrors.urlNotAllowed(leftTheWeb, 'The page redirected to a URL that is not http or https');
     for (const url of [...hops].reverse()) {
       const failure = egress.failureFor(session, url);
       if (failure === 'refused') return captureErrors.urlNotAllowed(url);
@@ -49,10 +60,11 @@ async function navigate(ctx: CaptureContext, egress: EgressGuard): Promise<void>
   const idleLimit = params.wait_until === 'networkidle0' ? 0 : params.wait_until === 'networkidle2' ? 2 : undefined;
   const tracker = idleLimit === undefined ? undefined : trackInflight(page);
   page.on('request', onRequest);
+  page.on('response', onResponse);
   try {
     const waitUntil = params.wait_until === 'load' ? 'load' : 'domcontentloaded';
     const response = await abortable(page.goto(params.url, { waitUntil, timeout: 0 }), ctx.signal).catch((error: unknown) => {
-      throw refusal() ?? toCaptureError(error);
+      throw refusal() ?? toCaptureError(error, { url: hops.at(-1) });
     });
     const refused = refusal();
     if (refused) throw refused;
@@ -60,6 +72,7 @@ async function navigate(ctx: CaptureContext, egress: EgressGuard): Promise<void>
     if (tracker && idleLimit !== undefined) await tracker.waitForIdle(idleLimit, NETWORK_IDLE_MS, ctx.signal);
   } finally {
     page.off('request', onRequest);
+    page.off('response', onResponse);
     tracker?.detach();
   }
 }

@@ -1,16 +1,12 @@
 import { CaptureError } from './errors.js';
+import { captureErrors } from './error-factories.js';
+import { classifyNetError, netErrorName } from './net-errors.js';
 
-const NET_REASONS: [RegExp, string][] = [
-  [/ERR_NAME_NOT_RESOLVED|ERR_NAME_RESOLUTION_FAILED|ENOTFOUND/, 'dns'],
-  [/ERR_CONNECTION_REFUSED|ECONNREFUSED/, 'connection_refused'],
-  [/ERR_CONNECTION_RESET|ERR_CONNECTION_CLOSED|ERR_EMPTY_RESPONSE|ECONNRESET/, 'connection_reset'],
-  [/ERR_CONNECTION_TIMED_OUT|ERR_TIMED_OUT/, 'connection_timeout'],
-  [/ERR_CERT_|ERR_SSL_|ERR_BAD_SSL/, 'tls'],
-  [/ERR_ADDRESS_UNREACHABLE|ERR_INTERNET_DISCONNECTED|ERR_NETWORK_CHANGED/, 'unreachable'],
-  [/ERR_TOO_MANY_REDIRECTS/, 'too_many_redirects'],
-  [/ERR_INVALID_RESPONSE|ERR_INVALID_HTTP_RESPONSE|ERR_CONTENT_DECODING_FAILED/, 'invalid_response'],
-  [/ERR_UNSAFE_PORT/, 'unsafe_port'],
-  [/ERR_ABORTED|ERR_BLOCKED_BY_CLIENT/, 'aborted'],
+/** Node's own socket errors, for failures that happen outside the browser. */
+const NODE_REASONS: [RegExp, string][] = [
+  [/ENOTFOUND/, 'dns'],
+  [/ECONNREFUSED/, 'connection_refused'],
+  [/ECONNRESET/, 'connection_reset'],
 ];
 
 const BROWSER_GONE = /Target (page, context or browser )?(has been )?closed|Browser has been closed|browser has disconnected|Target crashed|Page crashed|Session closed/i;
@@ -18,29 +14,22 @@ const BROWSER_GONE = /Target (page, context or browser )?(has been )?closed|Brow
 /**
  * Sorts whatever a capture threw into the catalogue, in one place: raw Chromium, CDP and
  * Playwright failures become codes with a short reason; anything unknown is INTERNAL_ERROR.
+ * `url` is the page the failure concerns, for refusals (a redirect to another scheme).
  */
-export function toCaptureError(error: unknown): CaptureError {
+export function toCaptureError(error: unknown, context: { url?: string } = {}): CaptureError {
   if (error instanceof CaptureError) return error;
   const message = error instanceof Error ? error.message : String(error);
-  if (error instanceof Error && error.name === 'TimeoutError') {
-    return new CaptureError('CAPTURE_TIMEOUT', 'Capture exceeded its time budget', { cause: error });
+  if (error instanceof Error && error.name === 'TimeoutError') return captureErrors.timedOut(undefined, error);
+  const net = netErrorName(message);
+  if (net !== undefined) {
+    const reason = classifyNetError(net);
+    if (reason === 'url_not_allowed') return captureErrors.urlNotAllowed(context.url ?? '', `The page led to a URL that is not allowed (${net.toLowerCase()})`);
+    return captureErrors.captureFailed(reason, `The page could not be loaded (${reason})`, error);
   }
-  for (const [pattern, reason] of NET_REASONS) {
-    if (pattern.test(message)) {
-      return new CaptureError('CAPTURE_FAILED', `The page could not be loaded (${reason})`, {
-        details: { reason },
-        cause: error,
-      });
-    }
+  for (const [pattern, reason] of NODE_REASONS) {
+    if (pattern.test(message)) return captureErrors.captureFailed(reason, `The page could not be loaded (${reason})`, error);
   }
-  if (BROWSER_GONE.test(message)) {
-    return new CaptureError('CAPTURE_FAILED', 'The browser failed during the capture', {
-      details: { reason: 'browser_crashed' },
-      cause: error,
-    });
-  }
-  if (error instanceof Error && error.name === 'AbortError') {
-    return new CaptureError('CAPTURE_FAILED', 'Capture aborted', { details: { reason: 'aborted' }, cause: error });
-  }
-  return new CaptureError('INTERNAL_ERROR', message, { cause: error });
+  if (BROWSER_GONE.test(message)) return captureErrors.captureFailed('browser_crashed', 'The browser failed during the capture', error);
+  if (error instanceof Error && error.name === 'AbortError') return captureErrors.captureFailed('aborted', 'Capture aborted', error);
+  return captureErrors.internal(message, error);
 }

@@ -31,11 +31,27 @@ describe('toCaptureError sorts browser failures', () => {
     ['page.goto: net::ERR_NAME_NOT_RESOLVED at http://x/', 'CAPTURE_FAILED', 'dns'],
     ['net::ERR_CONNECTION_REFUSED', 'CAPTURE_FAILED', 'connection_refused'],
     ['net::ERR_CERT_AUTHORITY_INVALID', 'CAPTURE_FAILED', 'tls'],
+    ['net::ERR_CONNECTION_CLOSED', 'CAPTURE_FAILED', 'connection_reset'],
+    ['net::ERR_CONNECTION_TIMED_OUT', 'CAPTURE_FAILED', 'connection_timeout'],
+    ['net::ERR_SSL_PROTOCOL_ERROR', 'CAPTURE_FAILED', 'tls'],
+    ['net::ERR_ADDRESS_UNREACHABLE', 'CAPTURE_FAILED', 'unreachable'],
+    ['net::ERR_TOO_MANY_REDIRECTS', 'CAPTURE_FAILED', 'too_many_redirects'],
+    ['net::ERR_INVALID_HTTP_RESPONSE', 'CAPTURE_FAILED', 'invalid_response'],
+    ['net::ERR_HTTP2_PROTOCOL_ERROR', 'CAPTURE_FAILED', 'invalid_response'],
+    ['net::ERR_UNSAFE_PORT', 'CAPTURE_FAILED', 'unsafe_port'],
+    ['net::ERR_BLOCKED_BY_RESPONSE', 'CAPTURE_FAILED', 'blocked'],
+    ['net::ERR_ABORTED', 'CAPTURE_FAILED', 'aborted'],
+    ['net::ERR_SOMETHING_NEW_IN_CHROMIUM', 'CAPTURE_FAILED', 'network'],
     ['Target page, context or browser has been closed', 'CAPTURE_FAILED', 'browser_crashed'],
   ])('%s → %s (%s)', (message, code, reason) => {
     const error = toCaptureError(new Error(message));
     expect(error.code).toBe(code);
     expect(error.details.reason).toBe(reason);
+  });
+
+  it.each(['UNSAFE_REDIRECT', 'UNKNOWN_URL_SCHEME', 'DISALLOWED_URL_SCHEME', 'INVALID_REDIRECT'])('net::ERR_%s is a refused URL (403), not a failure', (name) => {
+    const error = toCaptureError(new Error(`page.goto: net::ERR_${name} at http://a.example/`), { url: 'http://a.example/' });
+    expect(error).toMatchObject({ code: 'URL_NOT_ALLOWED', status: 403, details: { url: 'http://a.example/' } });
   });
 
   it('maps Playwright timeouts to CAPTURE_TIMEOUT and unknown errors to INTERNAL_ERROR', () => {

@@ -62,6 +62,11 @@ describe('egress guard in the engine', () => {
     expect(canaryHits()).toBe(0);
   });
 
+  it.each(['file:///etc/passwd', 'chrome://version', 'data:text/html,<p>x</p>', 'ftp://public.test/x'])('refuses a redirect to %s with URL_NOT_ALLOWED, not a 500', async (target) => {
+    const url = publicUrl(`/redirect?to=${encodeURIComponent(target)}`);
+    await expect(engine.capture({ url })).rejects.toMatchObject({ code: 'URL_NOT_ALLOWED', status: 403 });
+  });
+
   it('lets refused subresources (iframe, img, fetch) fail quietly while the page is captured', async () => {
     const shot = await engine.capture({ url: publicUrl('/embeds'), delay: 300, viewport_width: 100, viewport_height: 100 });
     expect(near((await decode(shot.data as Buffer)).at(90, 90), '#00ff00')).toBe(true);
