@@ -13,8 +13,8 @@ export interface StaticScenarioOptions {
 }
 
 type CdpFormat = 'png' | 'jpeg' | 'webp';
-/** Largest side each encoder accepts; Chromium returns an empty image past them instead of failing. */
-const MAX_SIDE: Record<CdpFormat, number> = { png: 1 << 30, jpeg: 65_535, webp: 16_383 };
+/** Largest side each encoder accepts (libjpeg: 65,500; WebP: 16,383); past them encoders fail or return an empty image. */
+const MAX_SIDE: Record<CdpFormat, number> = { png: 1 << 30, jpeg: 65_500, webp: 16_383 };
 /** Tallest single screenshot Chromium renders reliably; taller pages are taken in tiles. */
 const MAX_TILE = 16_384;
 const TILE = 8_192;

@@ -62,6 +62,18 @@ describe('static captures', () => {
     expect(shot.clippedFrom).toBe(20_000);
   });
 
+  it('cuts a full-page jpg at libjpeg\'s 65,500 px instead of failing', async () => {
+    const tall = await createTestEngine({ maxFullPageHeight: 100_000, concurrency: 1 });
+    try {
+      const shot = await tall.capture({ url: fixtures.url('/bands?count=70'), format: 'jpg', full_page: true, viewport_width: 100, viewport_height: 200 });
+      const meta = await sharp(shot.data as Buffer).metadata();
+      expect([meta.format, meta.width, meta.height]).toEqual(['jpeg', 100, 65_500]);
+      expect(shot.clippedFrom).toBe(70_000);
+    } finally {
+      await tall.close();
+    }
+  });
+
   it('loads lazy images (native and IntersectionObserver) before a full-page capture', async () => {
     const shot = await engine.capture({ url: fixtures.url('/lazy'), full_page: true, viewport_width: 400, viewport_height: 600 });
     const image = await decode(shot.data as Buffer);
