@@ -33,7 +33,9 @@ export function hideSelectors(): CapturePlugin {
         when: (params) => params.hide_selectors.trim().length > 0,
         run: async ({ page, params }) => {
           const selectors = splitSelectors(params.hide_selectors);
-          const invalid = await page.evaluate((list) => {
+          // `remove` (display: none) reflows the page; `hide` (visibility: hidden) keeps the space.
+          const rule = params.hide_mode === 'hide' ? 'visibility: hidden !important' : 'display: none !important';
+          const invalid = await page.evaluate(({ list, rule }) => {
             const bad = list.find((selector) => {
               try {
                 document.createDocumentFragment().querySelector(selector);
@@ -45,10 +47,10 @@ export function hideSelectors(): CapturePlugin {
             if (bad !== undefined) return bad;
             const style = document.createElement('style');
             style.dataset.captureEngine = 'hide-selectors';
-            style.textContent = list.map((selector) => `${selector} { display: none !important; }`).join('\n');
+            style.textContent = list.map((selector) => `${selector} { ${rule}; }`).join('\n');
             (document.head ?? document.documentElement).append(style);
             return undefined;
-          }, selectors);
+          }, { list: selectors, rule });
           if (invalid !== undefined) {
             throw captureErrors.invalidParameter('hide_selectors', `Invalid parameter 'hide_selectors': '${invalid}' is not a valid CSS selector`, allowedFor('hide_selectors'));
           }

@@ -28,6 +28,10 @@ export const CaptureParamsSchema = Type.Object(
     block_ads: Type.Boolean({ default: false, description: 'Block advertisements and trackers.' }),
     block_cookies: Type.Boolean({ default: false, description: 'Block and dismiss cookie banners and privacy notices.' }),
     hide_selectors: Type.String({ maxLength: 4096, default: '', description: 'Comma-separated CSS selectors hidden before the capture.' }),
+    hide_mode: Type.Enum(['remove', 'hide'], {
+      default: 'remove',
+      description: '`remove` takes hidden elements out of the layout (what follows moves up); `hide` keeps their space.',
+    }),
     scenario: Type.Enum(['static', 'scroll', 'record'], {
       default: 'static',
       description: '`scroll` renders a scrolling animation, `record` records the live page.',

@@ -27,6 +27,7 @@ describe('request schema', () => {
       block_ads: false,
       block_cookies: false,
       hide_selectors: '',
+      hide_mode: 'remove',
       scenario: 'static',
       duration: 5,
       scroll_delay: 500,

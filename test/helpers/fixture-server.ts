@@ -75,6 +75,10 @@ const routes: Record<string, Handler> = {
     html(res, `<body style="background:#00ff00;height:100vh"><div id="banner" class="promo" style="position:fixed;top:0;left:0;width:100%;height:200px;background:#ff0000"></div><div class="late-box"></div>
       <script>setTimeout(() => { const d = document.createElement('div'); d.className = 'late'; d.style.cssText = 'position:fixed;bottom:0;left:0;width:100%;height:100px;background:#0000ff'; document.body.append(d); }, 50);</script></body>`);
   },
+  '/flow': (_req, res) => {
+    // A red block in the flow above a blue one, on green: hiding the red one moves the blue one up, or not.
+    html(res, '<body style="margin:0;background:#00ff00;height:100vh"><div id="top" style="height:100px;background:#ff0000"></div><div style="height:100px;background:#0000ff"></div></body>');
+  },
   '/status': (_req, res, q) => html(res, '<body style="background:#0000ff;height:100vh">error page</body>', Number(q.get('code') ?? 404)),
   '/redirect': (_req, res, q) => {
     res.writeHead(302, { Location: q.get('to') ?? '/solid' }).end();

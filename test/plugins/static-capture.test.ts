@@ -114,6 +114,17 @@ describe('static captures', () => {
     expect(near(hidden.at(200, 350), '#00ff00')).toBe(true);
   });
 
+  it('hide_mode=remove (default) lets what follows move up; hide_mode=hide keeps the space', async () => {
+    const url = fixtures.url('/flow');
+    const size = { viewport_width: 200, viewport_height: 300 };
+    const removed = await decode((await engine.capture({ url, hide_selectors: '#top', ...size })).data as Buffer);
+    expect(near(removed.at(100, 50), '#0000ff')).toBe(true);
+    expect(near(removed.at(100, 150), '#00ff00')).toBe(true);
+    const hidden = await decode((await engine.capture({ url, hide_selectors: '#top', hide_mode: 'hide', ...size })).data as Buffer);
+    expect(near(hidden.at(100, 50), '#00ff00')).toBe(true);
+    expect(near(hidden.at(100, 150), '#0000ff')).toBe(true);
+  });
+
   it('refuses an invalid selector with INVALID_PARAMETER', async () => {
     await expect(engine.capture({ url: fixtures.url('/hide'), hide_selectors: 'div[' })).rejects.toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'hide_selectors' } });
   });
