@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Clean-capture benchmark: block_ads and block_cookies over the corpus of test/fixtures/corpus.
 //
-//   npm run build && node benchmarks/clean.js [--rounds=N] [--pages=a,b]
+//   npm run build && node benchmarks/clean.js [--rounds=N] [--pages=a,b]     (BENCH_ROUNDS=N also works)
 //
 // For every corpus page and every mode (neither, block_ads, block_cookies, both), captures are
 // taken in rounds, the order of modes rotating every round so drift on a shared machine hits all
@@ -14,13 +14,16 @@
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { createCaptureEngine, silentLogger } from '../dist/src/index.js';
+import { readOptions } from './lib/cli-options.js';
+import { loadEngine } from './lib/dist.js';
+import { median, rotate } from './lib/stats.js';
 import { startCorpusServer, HOST_RESOLVER_RULES, corpusResolver } from '../test/fixtures/corpus/server.js';
 import { CORPUS, COLOURS, VIEWPORT } from '../test/fixtures/corpus/manifest.js';
 
-const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')));
-const ROUNDS = Number(args.rounds ?? process.env.BENCH_ROUNDS ?? 3);
-const PAGES = args.pages ? CORPUS.filter((p) => args.pages.split(',').includes(p.name)) : CORPUS;
+const opts = readOptions(import.meta.url, { rounds: { env: 'BENCH_ROUNDS' }, pages: {} });
+const ROUNDS = opts.number('rounds', 3);
+const pageNames = opts.list('pages', '');
+const PAGES = pageNames.length ? CORPUS.filter((p) => pageNames.includes(p.name)) : CORPUS;
 const TARGET_MS = 300;
 const MODES = {
   neither: {},
@@ -31,10 +34,6 @@ const MODES = {
 
 const hex = (c) => [1, 3, 5].map((i) => Number.parseInt(c.slice(i, i + 2), 16));
 const near = (a, b, tol = 14) => a.every((v, i) => Math.abs(v - b[i]) <= tol);
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? Number.NaN : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 async function pixels(buffer) {
   const { data, info } = await sharp(buffer).removeAlpha().raw().toBuffer({ resolveWithObject: true });
@@ -44,6 +43,7 @@ async function pixels(buffer) {
   };
 }
 
+const { createCaptureEngine, silentLogger } = await loadEngine();
 const server = await startCorpusServer();
 const engine = await createCaptureEngine({
   allowPrivateNetworks: true,
@@ -89,8 +89,7 @@ try {
   const modes = Object.keys(MODES);
   for (let round = 0; round < ROUNDS; round++) {
     for (const page of PAGES) {
-      const order = modes.map((_, i) => modes[(i + round) % modes.length]);
-      for (const mode of order) results.get(page.name)[mode].push(await capture(page, mode));
+      for (const mode of rotate(modes, round)) results.get(page.name)[mode].push(await capture(page, mode));
     }
     process.stderr.write(`round ${round + 1}/${ROUNDS} done\n`);
   }

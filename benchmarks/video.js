@@ -14,90 +14,51 @@
 // wall <= 1.5 x duration; record wall <= duration + 1.5 s. The load average is printed because
 // the machine may be shared.
 
-import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
-import { processTable, treePids } from './proc.js';
-import { createCaptureEngine, silentLogger } from '../dist/src/index.js';
+import { readOptions } from './lib/cli-options.js';
+import { loadEngine } from './lib/dist.js';
+import { html, startFixtureServer } from './lib/fixture-server.js';
+import { mebibytes } from './lib/format.js';
+import { pssBytes, rssBytes, sumOver } from './lib/process-memory.js';
+import { HAS_PROC, TICKS_PER_SECOND, processTable, treePids, treeTicks } from './lib/process-tree.js';
+import { markdownTable } from './lib/tables.js';
 
-const args = Object.fromEntries(
-  process.argv.slice(2).map((arg) => {
-    const match = /^--([^=]+)(?:=(.*))?$/.exec(arg);
-    if (!match) throw new Error(`unknown argument ${arg}`);
-    return [match[1], match[2] ?? 'true'];
-  }),
-);
-const DURATION = Number(args.duration ?? 5);
-const ITERATIONS = Number(args.iterations ?? 1);
-const LONG = Number(args.long ?? 60);
-const FORMATS = String(args.formats ?? 'mp4,webm').split(',');
-const SCENARIOS = String(args.scenarios ?? 'scroll,record').split(',');
+const opts = readOptions(import.meta.url, { duration: {}, iterations: {}, long: {}, formats: {}, scenarios: {} });
+const DURATION = opts.number('duration', 5);
+const ITERATIONS = opts.number('iterations', 1);
+const LONG = opts.number('long', 60);
+const FORMATS = opts.list('formats', 'mp4,webm');
+const SCENARIOS = opts.list('scenarios', 'scroll,record');
 const VIEWPORT = { viewport_width: 1280, viewport_height: 720 };
 
 // ------------------------------------------------------------------------------------- pages
 const LOREM = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. '.repeat(10);
 const PAGES = {
   // An article: headings, paragraphs and lazy images, 12 sections tall.
-  '/article': `<!doctype html><html><body style="margin:0;font:16px/1.5 sans-serif">${Array.from(
+  '/article': html(`<!doctype html><html><body style="margin:0;font:16px/1.5 sans-serif">${Array.from(
     { length: 12 },
     (_, i) => `<section style="padding:24px 48px;background:hsl(${i * 30},60%,94%)"><h1>Section ${i + 1}</h1><p>${LOREM}</p>
       <img loading="lazy" src="/picture.svg?${i}" width="480" height="270"><p>${LOREM}</p></section>`,
-  ).join('')}</body></html>`,
+  ).join('')}</body></html>`),
   // Something alive to record: a spinning gradient, a moving bar and a ticking counter.
-  '/live': `<!doctype html><html><body style="margin:0;font:24px sans-serif"><style>
+  '/live': html(`<!doctype html><html><body style="margin:0;font:24px sans-serif"><style>
       @keyframes spin { to { transform: rotate(360deg) } }
       @keyframes slide { from { left: 0 } to { left: calc(100% - 200px) } }
       .spin { width: 320px; height: 320px; margin: 60px; background: linear-gradient(45deg, #e33, #33e); animation: spin 3s linear infinite }
       .bar { position: absolute; top: 480px; width: 200px; height: 80px; background: #2a2; animation: slide 2s ease-in-out infinite alternate }
     </style><div class="spin"></div><div class="bar"></div><p id="n" style="position:absolute;top:40px;left:480px"></p>
-    <script>let n = 0; setInterval(() => { document.getElementById('n').textContent = 'tick ' + n++; }, 100);</script></body></html>`,
+    <script>let n = 0; setInterval(() => { document.getElementById('n').textContent = 'tick ' + n++; }, 100);</script></body></html>`),
+  '/picture.svg': {
+    type: 'image/svg+xml',
+    body: '<svg xmlns="http://www.w3.org/2000/svg" width="480" height="270"><rect width="480" height="270" fill="#468"/><circle cx="240" cy="135" r="100" fill="#fc3"/></svg>',
+  },
 };
 
-function startServer() {
-  const server = http.createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
-    if (path === '/picture.svg') {
-      res.writeHead(200, { 'Content-Type': 'image/svg+xml' });
-      res.end('<svg xmlns="http://www.w3.org/2000/svg" width="480" height="270"><rect width="480" height="270" fill="#468"/><circle cx="240" cy="135" r="100" fill="#fc3"/></svg>');
-      return;
-    }
-    res.writeHead(PAGES[path] ? 200 : 404, { 'Content-Type': 'text/html' });
-    res.end(PAGES[path] ?? 'not found');
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
-
 // ---------------------------------------------------------------------------------- measuring
-const TICKS = 100; // USER_HZ on Linux
-
 /** CPU seconds used so far by this process (with reaped children: ffmpeg) and its live descendants. */
-function cpuSeconds() {
-  if (!fs.existsSync('/proc/self/stat')) return NaN;
-  const table = processTable();
-  let ticks = 0;
-  for (const pid of treePids(process.pid, table)) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return ticks / TICKS;
-}
-
+const cpuSeconds = () => (HAS_PROC ? treeTicks(process.pid, { reaped: true }) / TICKS_PER_SECOND : NaN);
 const loadAverage = () => os.loadavg()[0].toFixed(1);
-const mib = (bytes) => (Number.isFinite(bytes) ? (bytes / 1048576).toFixed(0) : '-');
-
-function readKb(file, pattern) {
-  try {
-    const match = pattern.exec(fs.readFileSync(file, 'latin1'));
-    return match ? Number(match[1]) : 0;
-  } catch {
-    return 0; // exited meanwhile
-  }
-}
+const mib = (bytes) => mebibytes(bytes, '-');
 
 /**
  * Largest RSS and PSS (bytes) of this process and its descendants since the last `take()`. Listing
@@ -112,9 +73,9 @@ function memoryPeaks(intervalMs) {
   const sample = () => {
     if (rounds++ % Math.max(1, Math.round(1000 / intervalMs)) === 0) {
       pids = treePids(process.pid, processTable());
-      pss = pids.reduce((sum, pid) => sum + readKb(`/proc/${pid}/smaps_rollup`, /Pss:\s+(\d+) kB/), 0) * 1024;
+      pss = sumOver(pids, pssBytes);
     }
-    const rss = pids.reduce((sum, pid) => sum + readKb(`/proc/${pid}/status`, /VmRSS:\s+(\d+) kB/), 0) * 1024;
+    const rss = sumOver(pids, rssBytes);
     peak = { rss: Math.max(peak.rss, rss), pss: Math.max(peak.pss, pss) };
   };
   const timer = setInterval(sample, intervalMs);
@@ -132,11 +93,10 @@ function memoryPeaks(intervalMs) {
 }
 
 async function measure(engine, peaks, server, scenario, format, duration) {
-  const path = scenario === 'scroll' ? '/article' : '/live';
   peaks.take();
   const cpuBefore = cpuSeconds();
   const started = performance.now();
-  const result = await engine.capture({ url: `http://127.0.0.1:${server.address().port}${path}`, scenario, format, duration, ...VIEWPORT });
+  const result = await engine.capture({ url: server.url(scenario === 'scroll' ? '/article' : '/live'), scenario, format, duration, ...VIEWPORT });
   const wall = (performance.now() - started) / 1000;
   const cpu = cpuSeconds() - cpuBefore;
   const peak = peaks.take();
@@ -151,16 +111,37 @@ function target(scenario, duration, wall) {
 
 function printTable(rows) {
   const header = ['scenario', 'format', 'duration s', 'wall s', 'wall/duration', 'target s', 'result', 'size KiB', 'peak RSS MiB', 'peak PSS MiB', 'CPU s', 'load'];
-  const lines = [header, ...rows.map((r) => [r.scenario, r.format, String(r.duration), r.wall.toFixed(2), r.ratio.toFixed(2), r.limit.toFixed(1), r.pass ? 'pass' : 'FAIL', (r.size / 1024).toFixed(0), mib(r.peak), mib(r.peakPss), r.cpu.toFixed(1), r.load])];
-  const widths = header.map((_, i) => Math.max(...lines.map((line) => line[i].length)));
-  for (const [index, line] of lines.entries()) {
-    console.log(`| ${line.map((cell, i) => cell.padEnd(widths[i])).join(' | ')} |`);
-    if (index === 0) console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  console.log(markdownTable(header, rows.map((r) => [r.scenario, r.format, String(r.duration), r.wall.toFixed(2), r.ratio.toFixed(2), r.limit.toFixed(1), r.pass ? 'pass' : 'FAIL', (r.size / 1024).toFixed(0), mib(r.peak), mib(r.peakPss), r.cpu.toFixed(1), r.load]), { pad: true }));
+}
+
+/** A `seconds` long mp4 record, memory sampled every second: start, middle, end and range. */
+async function longRecord(engine, server, seconds) {
+  console.error(`  ${seconds} s record, sampling memory every second...`);
+  const samples = [];
+  const perSecond = memoryPeaks(1000);
+  const timer = setInterval(() => samples.push(perSecond.take()), 1000);
+  const load = loadAverage();
+  let run;
+  try {
+    run = await measure(engine, perSecond, server, 'record', 'mp4', seconds);
+  } finally {
+    clearInterval(timer);
+    perSecond.stop();
   }
+  // The first seconds are navigation and the encoder's start; the recording proper follows.
+  const recording = samples.slice(2);
+  const at = (share) => recording[Math.min(recording.length - 1, Math.floor(share * (recording.length - 1)))];
+  const range = (key) => `${mib(Math.min(...recording.map((m) => m[key])))}..${mib(Math.max(...recording.map((m) => m[key])))}`;
+  const verdict = target('record', seconds, run.wall);
+  console.log(`\n## ${seconds} s record (mp4, 1280x720): memory of node + Chromium + ffmpeg, sampled every second from 2 s on\n`);
+  console.log(markdownTable(['memory', 'start MiB', 'middle MiB', 'end MiB', 'min..max MiB'],
+    ['rss', 'pss'].map((key) => [key.toUpperCase(), mib(at(0)[key]), mib(at(0.5)[key]), mib(at(1)[key]), range(key)])));
+  console.log(`\nwall ${run.wall.toFixed(2)} s (target ${verdict.limit.toFixed(1)} s: ${verdict.pass ? 'pass' : 'FAIL'}), ${(run.size / 1024).toFixed(0)} KiB, load ${load} at the start`);
 }
 
 // --------------------------------------------------------------------------------------- main
-const server = await startServer();
+const { createCaptureEngine, silentLogger } = await loadEngine();
+const server = await startFixtureServer(PAGES);
 // A generous budget: on a busy machine a capture should be measured slow, not cut off.
 const engine = await createCaptureEngine({ allowPrivateNetworks: true, log: silentLogger, concurrency: 1, timeoutMs: 300_000 });
 const peaks = memoryPeaks(200);
@@ -187,36 +168,12 @@ try {
   }
   console.log(`\n## Video captures, 1280x720, ${DURATION} s (targets: scroll wall <= 1.5 x duration, record wall <= duration + 1.5 s)\n`);
   printTable(rows);
-
-  if (LONG > 0) {
-    console.error(`  ${LONG} s record, sampling memory every second...`);
-    // One sampler only: two would list the machine's processes twice as often.
-    peaks.stop();
-    const samples = [];
-    const perSecond = memoryPeaks(1000);
-    const timer = setInterval(() => samples.push(perSecond.take()), 1000);
-    const load = loadAverage();
-    let run;
-    try {
-      run = await measure(engine, perSecond, server, 'record', 'mp4', LONG);
-    } finally {
-      clearInterval(timer);
-      perSecond.stop();
-    }
-    // The first seconds are navigation and the encoder's start; the recording proper follows.
-    const recording = samples.slice(2);
-    const at = (share) => recording[Math.min(recording.length - 1, Math.floor(share * (recording.length - 1)))];
-    const range = (key) => `${mib(Math.min(...recording.map((m) => m[key])))}..${mib(Math.max(...recording.map((m) => m[key])))}`;
-    const verdict = target('record', LONG, run.wall);
-    console.log(`\n## ${LONG} s record (mp4, 1280x720): memory of node + Chromium + ffmpeg, sampled every second from 2 s on\n`);
-    console.log('| memory | start MiB | middle MiB | end MiB | min..max MiB |');
-    console.log('|---|---|---|---|---|');
-    for (const key of ['rss', 'pss']) console.log(`| ${key.toUpperCase()} | ${mib(at(0)[key])} | ${mib(at(0.5)[key])} | ${mib(at(1)[key])} | ${range(key)} |`);
-    console.log(`\nwall ${run.wall.toFixed(2)} s (target ${verdict.limit.toFixed(1)} s: ${verdict.pass ? 'pass' : 'FAIL'}), ${(run.size / 1024).toFixed(0)} KiB, load ${load} at the start`);
-  }
+  // One sampler only: two would list the machine's processes twice as often.
+  peaks.stop();
+  if (LONG > 0) await longRecord(engine, server, LONG);
   console.log(`\nload average at the end: ${os.loadavg().map((v) => v.toFixed(1)).join(' ')} on ${os.cpus().length} cores`);
 } finally {
   peaks.stop();
   await engine.close();
-  server.close();
+  await server.close();
 }

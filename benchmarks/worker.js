@@ -1,17 +1,18 @@
 // One unit (a contender, or library + http sharing one engine) per child process, driven by
-// static.js over IPC, so that each unit's memory (this Node process plus its Chromium processes)
-// can be measured on its own, and the timings are taken here, next to the capture call, without
-// IPC in them.
+// static.js over IPC (lib/ipc.js), so that each unit's memory (this Node process plus its Chromium
+// processes) can be measured on its own, and the timings are taken here, next to the capture
+// call, without IPC in them.
 //
-//   node worker.js <unit> <contender,contender>     (forked by static.js; units: see contenders.js)
+//   node worker.js <unit> <contender,contender>     (forked by static-workers.js; units: contenders/index.js)
 //
-// Messages in:  { id, op: 'setup' } | { id, op: 'capture', contender, job } |
-//               { id, op: 'burst', contender, jobs, concurrency, minCount, windowMs } |
-//               { id, op: 'close' }
-// Messages out: { id, ok: true, ... } | { id, ok: false, error }
+// Requests: { op: 'setup' } -> { info, pid } | { op: 'capture', contender, job } -> { ms, outsideMs,
+//           serverOutsideMs, bytes, image } | { op: 'burst', contender, jobs, concurrency, minCount,
+//           windowMs } -> { completed, errors, firstError, elapsedMs } | { op: 'close' }
 
 import { performance } from 'node:perf_hooks';
-import { UNITS, imageInfo } from './contenders.js';
+import { UNITS } from './contenders/index.js';
+import { imageInfo } from './lib/image-info.js';
+import { answerRequests } from './lib/ipc.js';
 
 const name = process.argv[2];
 const names = (process.argv[3] || '').split(',').filter(Boolean);
@@ -21,7 +22,7 @@ if (!UNITS[name] || !process.send) {
 }
 
 let unit;
-let closing = false;
+let closing;
 
 process.on('unhandledRejection', (err) => {
   console.error(`[${name}] unhandled rejection:`, err?.stack || err);
@@ -35,7 +36,7 @@ function captureFn(contender) {
   return fn;
 }
 
-async function captureOnce(contender, job) {
+async function captureOnce({ contender, job }) {
   const capture = captureFn(contender);
   const t0 = performance.now();
   const buf = await capture(job);
@@ -78,54 +79,26 @@ async function burst({ contender, jobs, concurrency, minCount, windowMs }) {
   return { completed, errors, firstError, elapsedMs };
 }
 
-async function close() {
-  if (closing) return;
-  closing = true;
-  try {
-    await Promise.race([unit?.close(), new Promise((r) => setTimeout(r, 15000).unref())]);
-  } catch (err) {
+/** Closes the unit (its browser), waiting at most 15 s. */
+function close() {
+  closing ??= Promise.race([unit?.close(), new Promise((r) => setTimeout(r, 15000).unref())]).catch((err) => {
     console.error(`[${name}] close failed: ${errMsg(err)}`);
-  }
-}
-
-process.on('message', async (msg) => {
-  const reply = (body) => process.send?.({ id: msg.id, ...body });
-  try {
-    switch (msg.op) {
-      case 'setup': {
-        unit = await UNITS[name].create(names);
-        const info = await unit.setup();
-        reply({ ok: true, info, pid: process.pid });
-        break;
-      }
-      case 'capture':
-        reply({ ok: true, ...(await captureOnce(msg.contender, msg.job)) });
-        break;
-      case 'burst':
-        reply({ ok: true, ...(await burst(msg)) });
-        break;
-      case 'close':
-        await close();
-        reply({ ok: true });
-        process.disconnect?.();
-        setTimeout(() => process.exit(0), 100).unref();
-        break;
-      default:
-        reply({ ok: false, error: `unknown op ${msg.op}` });
-    }
-  } catch (err) {
-    reply({ ok: false, error: errMsg(err) });
-  }
-});
-
-// The coordinator went away (crash, Ctrl-C): close the browser, then leave.
-process.on('disconnect', async () => {
-  await close();
-  process.exit(0);
-});
-for (const sig of ['SIGINT', 'SIGTERM']) {
-  process.on(sig, async () => {
-    await close();
-    process.exit(0);
   });
+  return closing;
 }
+
+answerRequests(
+  {
+    setup: async () => {
+      unit = await UNITS[name].create(names);
+      return { info: await unit.setup(), pid: process.pid };
+    },
+    capture: captureOnce,
+    burst,
+    close: async () => {
+      await close();
+      return {};
+    },
+  },
+  { close, formatError: errMsg },
+);

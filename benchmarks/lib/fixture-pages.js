@@ -1,13 +1,13 @@
-// Local pages for the benchmarks, generated in code and served on 127.0.0.1:<random port>.
+// The static benchmark's pages, generated in code (served by fixture-server.js):
 //
 //   /simple  a solid background and a heading (the cheapest possible page)
 //   /heavy   a few hundred DOM blocks with text and inline SVG, about 5000 px tall
 //
-// Usage: const fx = await startFixtureServer(); fx.url('simple'); await fx.close();
-// Run directly (`node fixtures.js`) to serve them until Ctrl-C.
+// Run directly (`node lib/fixture-pages.js`) to serve them on 127.0.0.1 until Ctrl-C
+// (PORT=... for a fixed port).
 
-import http from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { html, startFixtureServer } from './fixture-server.js';
 
 const SIMPLE = `<!doctype html>
 <html lang="en">
@@ -89,48 +89,15 @@ ${parts.join('\n')}
 }
 
 export const PAGES = {
-  simple: SIMPLE,
-  heavy: heavyPage(),
+  '/simple': html(SIMPLE),
+  '/heavy': html(heavyPage()),
 };
 
-/** Start the fixture server on 127.0.0.1 and a free port. */
-export async function startFixtureServer({ host = '127.0.0.1', port = 0 } = {}) {
-  const bodies = Object.fromEntries(Object.entries(PAGES).map(([k, v]) => [k, Buffer.from(v, 'utf8')]));
-  const server = http.createServer((req, res) => {
-    const name = (req.url || '/').split('?')[0].replace(/^\/+/, '').replace(/\.html$/, '');
-    const body = bodies[name];
-    if (!body) {
-      res.writeHead(404, { 'content-type': 'text/plain' });
-      res.end('not found');
-      return;
-    }
-    res.writeHead(200, {
-      'content-type': 'text/html; charset=utf-8',
-      'content-length': body.length,
-      'cache-control': 'no-store',
-    });
-    res.end(body);
-  });
-  server.keepAliveTimeout = 1000;
-  await new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, resolve);
-  });
-  const { port: actual } = server.address();
-  const origin = `http://${host}:${actual}`;
-  return {
-    origin,
-    url: (name) => `${origin}/${name}`,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections?.();
-        server.close(() => resolve());
-      }),
-  };
-}
+/** Serves PAGES; keep-alive connections idle for 1 s are closed. */
+export const startPageServer = (options) => startFixtureServer(PAGES, { keepAliveTimeout: 1000, ...options });
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const fx = await startFixtureServer({ port: Number(process.env.PORT || 0) });
-  for (const name of Object.keys(PAGES)) console.log(fx.url(name));
+  const fx = await startPageServer({ port: Number(process.env.PORT || 0) });
+  for (const path of Object.keys(PAGES)) console.log(fx.url(path));
   process.on('SIGINT', () => fx.close().then(() => process.exit(0)));
 }

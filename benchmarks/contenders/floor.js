@@ -1,0 +1,42 @@
+// Contender `floor`: raw Playwright, one warm browser, a fresh context per capture.
+// Playwright's page.screenshot() has no WebP, so the floor's WebP is Chromium's own encoder
+// through CDP (Page.captureScreenshot), which is the cheapest way Chromium can produce one.
+// A unit of the static benchmark (see index.js): { setup(), capture: { floor: (job) => Buffer }, close() }.
+
+import { CHROMIUM_PATH, LAUNCH_ARGS } from '../lib/chromium.js';
+
+export async function floor() {
+  const { chromium } = await import('playwright-core');
+  let browser;
+
+  const capture = async ({ url, format, width, height, fullPage, quality }) => {
+    const context = await browser.newContext({ viewport: { width, height } });
+    try {
+      const page = await context.newPage();
+      await page.goto(url, { waitUntil: 'domcontentloaded' });
+      if (format === 'webp') {
+        const cdp = await context.newCDPSession(page);
+        const { data } = await cdp.send('Page.captureScreenshot', { format: 'webp', quality });
+        return Buffer.from(data, 'base64');
+      }
+      return await page.screenshot({
+        type: format === 'jpg' ? 'jpeg' : 'png',
+        quality: format === 'jpg' ? quality : undefined,
+        fullPage,
+      });
+    } finally {
+      await context.close();
+    }
+  };
+
+  return {
+    async setup() {
+      browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: LAUNCH_ARGS, headless: true });
+      return { version: browser.version() };
+    },
+    capture: { floor: capture },
+    async close() {
+      await browser?.close();
+    },
+  };
+}
