@@ -20,6 +20,8 @@ export interface DefaultPluginOptions {
   cookieBanners?: BlockCookiesOptions;
   /** Tallest full-page image in px. */
   maxFullPageHeight?: number;
+  /** Memory one full-page image may take while it is stitched. */
+  maxFullPageBytes?: number;
   /** ffmpeg executable. */
   ffmpegPath?: string;
 }
@@ -34,7 +36,7 @@ export function defaultPlugins(options: DefaultPluginOptions = {}): CapturePlugi
     blockAds(options.adBlocking),
     blockCookies(options.cookieBanners),
     hideSelectors(),
-    staticScenario({ maxFullPageHeight: options.maxFullPageHeight }),
+    staticScenario({ maxFullPageHeight: options.maxFullPageHeight, maxFullPageBytes: options.maxFullPageBytes }),
     encodeImage(),
     scrollScenario(),
     recordScenario(),

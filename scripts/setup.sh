@@ -12,6 +12,9 @@ command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 # EasyList and EasyPrivacy for offline ad blocking ship with Debian's uBlock Origin package.
 [ -d /usr/share/chromium/extensions/ublock-origin ] || [ -d /usr/share/webext/ublock-origin ] || missing+=(webext-ublock-origin-chromium)
 fc-list 2>/dev/null | grep -qi 'dejavu\|liberation' || missing+=(fonts-dejavu-core fonts-liberation)
+# Emoji and CJK text render as empty boxes without fonts that have their glyphs.
+fc-list 2>/dev/null | grep -qi 'Noto Color Emoji' || missing+=(fonts-noto-color-emoji)
+fc-list 2>/dev/null | grep -qi 'Noto Sans CJK' || missing+=(fonts-noto-cjk)
 
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing system packages: ${missing[*]}"

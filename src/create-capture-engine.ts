@@ -40,7 +40,8 @@ export async function createCaptureEngine(options: CaptureEngineOptions = {}): P
       ...defaultPlugins({
         adBlocking: options.adBlocking,
         cookieBanners: options.cookieBanners,
-        maxFullPageHeight: positive(options.maxFullPageHeight ?? DEFAULTS.maxFullPageHeight, 'maxFullPageHeight'),
+        maxFullPageHeight: options.maxFullPageHeight === undefined ? undefined : positive(options.maxFullPageHeight, 'maxFullPageHeight'),
+        maxFullPageBytes: positive(options.maxFullPageBytes ?? DEFAULTS.maxFullPageBytes, 'maxFullPageBytes'),
         ffmpegPath: options.ffmpegPath,
       }),
       ...(options.plugins ?? []),

@@ -29,8 +29,10 @@ export interface CaptureEngineOptions extends Omit<CaptureHttpOptions, 'storage'
   timeoutMs?: number;
   /** Video frame rate. @default 30 */
   fps?: number;
-  /** Tallest full-page image in px; taller pages are cut there and flagged. @default 32000 */
+  /** Tallest full-page image in px; taller pages are cut there and flagged. @default what `maxFullPageBytes` allows at the width */
   maxFullPageHeight?: number;
+  /** Memory one full-page image may take while it is stitched (raw RGBA). @default 1 GiB */
+  maxFullPageBytes?: number;
   /** Allow targets on private, loopback and link-local networks (tests, intranets). @default false */
   allowPrivateNetworks?: boolean;
   /** DNS resolver used by the egress guard. @default the system resolver */

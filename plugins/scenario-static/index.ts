@@ -1,14 +1,21 @@
 import type { CDPSession } from 'playwright-core';
 import sharp, { type OverlayOptions } from 'sharp';
 import type { CapturePlugin, CaptureContext, ImageArtifact } from '../../src/core/types.js';
+import type { CaptureParams } from '../../src/core/schema.js';
 import { bestEffort } from '../../src/core/deadline.js';
 import { DEFAULTS } from '../../src/core/defaults.js';
 import { revealLazyContent } from './reveal-lazy-content.js';
+import { settleRendering } from './settle-rendering.js';
 
 export interface StaticScenarioOptions {
-  /** Tallest full-page image in px; taller pages are cut there and flagged. @default 32000 */
+  /** Tallest full-page image in px; taller pages are cut there and flagged. @default what `maxFullPageBytes` allows */
   maxFullPageHeight?: number;
-  /** Time box of the scroll through the page that makes lazy content load. @default 2500 */
+  /** Memory one full-page image may take while it is stitched (raw RGBA). @default 1 GiB */
+  maxFullPageBytes?: number;
+  /**
+   * Most time the scroll through the page that makes lazy content load may take. It never takes
+   * more than a quarter of what is left of the capture's budget. @default that quarter
+   */
   lazyContentBudgetMs?: number;
 }
 
@@ -18,29 +25,39 @@ const MAX_SIDE: Record<CdpFormat, number> = { png: 1 << 30, jpeg: 65_500, webp: 
 /** Tallest single screenshot Chromium renders reliably; taller pages are taken in tiles. */
 const MAX_TILE = 16_384;
 const TILE = 8_192;
+/** Longest wait for fonts and two frames before the shot. */
+const RENDER_SETTLE_MS = 1_000;
 
 const TO_CDP: Record<string, CdpFormat> = { png: 'png', jpg: 'jpeg', webp: 'webp' };
 
 /** Still screenshots taken straight from Chromium (CDP), tiled for pages taller than it can render. */
 export function staticScenario(options: StaticScenarioOptions = {}): CapturePlugin {
-  const maxHeight = options.maxFullPageHeight ?? DEFAULTS.maxFullPageHeight;
-  const lazyBudget = options.lazyContentBudgetMs ?? 2_500;
+  const budgetBytes = options.maxFullPageBytes ?? DEFAULTS.maxFullPageBytes;
+  /** The tallest image this capture may make: the request's limit, the engine's, the memory budget's. */
+  const maxHeightFor = (params: CaptureParams): number =>
+    Math.min(params.full_page_max_height ?? Infinity, options.maxFullPageHeight ?? Infinity, Math.floor(budgetBytes / (4 * params.viewport_width)));
   return {
     name: 'scenario-static',
     stages: [
+      {
+        // In the settle phase, so `delay` counts after it, like after blocking and hiding.
+        name: 'reveal-lazy-content',
+        phase: 'settle',
+        when: (params) => params.scenario === 'static' && params.full_page,
+        run: async (ctx) => {
+          const budget = ctx.budget(options.lazyContentBudgetMs ?? ctx.remaining());
+          await bestEffort((signal) => revealLazyContent(ctx.page, budget, maxHeightFor(ctx.params), signal), budget + 500, ctx.signal);
+        },
+      },
       {
         name: 'screenshot',
         phase: 'capture',
         when: (params) => params.scenario === 'static',
         run: async (ctx) => {
           const cdp = ctx.cdp;
-          if (ctx.params.full_page) {
-            const budget = ctx.budget(lazyBudget);
-            await bestEffort((signal) => revealLazyContent(ctx.page, budget, signal), budget + 500, ctx.signal);
-          }
-          // A capture right after load sometimes gets a blank frame; one animation frame settles it.
-          await ctx.page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => resolve())));
-          ctx.captured = ctx.params.full_page ? await fullPage(ctx, cdp, maxHeight) : await viewport(ctx, cdp);
+          const settleMs = ctx.budget(RENDER_SETTLE_MS);
+          await bestEffort(() => settleRendering(ctx.page, settleMs), settleMs + 250, ctx.signal);
+          ctx.captured = ctx.params.full_page ? await fullPage(ctx, cdp, maxHeightFor(ctx.params)) : await viewport(ctx, cdp);
         },
       },
     ],

@@ -1,35 +1,88 @@
 import type { Page } from 'playwright-core';
+import { trackInflight, type InflightTracker } from '../../src/core/network-idle.js';
+
+/** How long the network must stay quiet for a scroll step's loads to count as done. */
+const STEP_QUIET_MS = 100;
+/** The most one scroll step waits for quiet before scrolling on (the bottom may wait longer). */
+const STEP_WAIT_MS = 1_000;
+/**
+ * At the bottom, long enough for a debounced "load more" handler (commonly 100-250 ms) to have
+ * started its request, and for what was started to finish.
+ */
+const BOTTOM_QUIET_MS = 300;
 
 /**
- * Makes lazy content load as it would for a person who scrolled: native lazy images become eager,
- * then the page is scrolled through one viewport per animation frame (so IntersectionObserver and
- * scroll listeners fire), back to the top, and pending images get the rest of the budget.
+ * Does what a person does to see a whole page, within `budgetMs`: sections with
+ * `content-visibility: auto` are made to paint (off screen they are skipped, even by a full-page
+ * screenshot), native lazy media become eager, then the page is scrolled down a viewport at a time.
+ * After each step the network gets a moment to go quiet; at the bottom it gets the rest of the
+ * budget, and if the page grew (infinite lists, "load more on scroll") scrolling goes on, up to
+ * `maxHeight`. Then back to the top, and images still loading get what is left.
  */
-export async function revealLazyContent(page: Page, budgetMs: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return;
-  await page.evaluate(async (budget) => {
-    const started = performance.now();
-    const left = (): number => budget - (performance.now() - started);
-    const frame = (): Promise<void> => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
-    for (const element of document.querySelectorAll<HTMLImageElement | HTMLIFrameElement>('img[loading="lazy"], iframe[loading="lazy"]')) {
-      element.loading = 'eager';
+export async function revealLazyContent(page: Page, budgetMs: number, maxHeight: number, signal: AbortSignal): Promise<void> {
+  const endsAt = Date.now() + budgetMs;
+  const left = (): number => Math.max(0, endsAt - Date.now());
+  const tracker = trackInflight(page);
+  try {
+    const viewportHeight = await page.evaluate(prepareForFullPage);
+    const step = Math.max(200, Math.floor(viewportHeight * 0.9));
+    let y = 0;
+    while (left() > 0 && !signal.aborted) {
+      const height = Math.min(await pageHeight(page), maxHeight);
+      if (y + viewportHeight < height) {
+        y += step;
+        await page.evaluate(scrollToAndPaint, y);
+        // A step that started no request (most of a page) costs one frame, not a quiet window.
+        if (tracker.inflight > 0) await quiet(tracker, STEP_QUIET_MS, Math.min(STEP_WAIT_MS, left()), signal);
+        continue;
+      }
+      // At the bottom: let what the last steps started finish, then see whether the page grew.
+      await quiet(tracker, BOTTOM_QUIET_MS, left(), signal);
+      if ((await pageHeight(page)) <= height || height >= maxHeight) break;
     }
-    const scroller = document.scrollingElement ?? document.documentElement;
-    const step = Math.max(200, Math.floor(window.innerHeight * 0.9));
-    for (let y = step; y < scroller.scrollHeight && left() > budget * 0.4; y += step) {
-      window.scrollTo(0, y);
-      await frame();
-    }
-    window.scrollTo(0, 0);
-    await frame();
-    const pending = [...document.images].filter((image) => !image.complete);
-    const loaded = Promise.all(
-      pending.map((image) => new Promise((resolve) => {
-        image.addEventListener('load', resolve, { once: true });
-        image.addEventListener('error', resolve, { once: true });
-      })),
-    );
-    await Promise.race([loaded, new Promise((resolve) => setTimeout(resolve, Math.max(0, left())))]);
-    await frame();
-  }, budgetMs);
+    await page.evaluate(scrollToAndPaint, 0);
+    await page.evaluate(imagesLoaded, left());
+  } finally {
+    tracker.detach();
+  }
+}
+
+/** Resolves once no request has been in flight for `quietMs`, or after `capMs`; never rejects. */
+async function quiet(tracker: InflightTracker, quietMs: number, capMs: number, signal: AbortSignal): Promise<void> {
+  if (capMs <= 0) return;
+  await tracker.waitForIdle(0, quietMs, AbortSignal.any([signal, AbortSignal.timeout(capMs)])).catch(() => undefined);
+}
+
+function pageHeight(page: Page): Promise<number> {
+  return page.evaluate(() => (document.scrollingElement ?? document.documentElement).scrollHeight);
+}
+
+/** In the page: paint what content-visibility skips, load lazy media now; returns the viewport height. */
+function prepareForFullPage(): number {
+  const style = document.createElement('style');
+  style.dataset.captureEngine = 'full-page';
+  style.textContent = '* { content-visibility: visible !important; }';
+  (document.head ?? document.documentElement).append(style);
+  for (const element of document.querySelectorAll<HTMLImageElement | HTMLIFrameElement>('img[loading="lazy"], iframe[loading="lazy"]')) {
+    element.loading = 'eager';
+  }
+  return window.innerHeight;
+}
+
+/** In the page: scroll, then wait for a frame so IntersectionObserver and scroll listeners run. */
+function scrollToAndPaint(y: number): Promise<void> {
+  window.scrollTo(0, y);
+  return new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+}
+
+/** In the page: images still loading get at most `ms`. */
+async function imagesLoaded(ms: number): Promise<void> {
+  const pending = [...document.images].filter((image) => !image.complete);
+  const loaded = Promise.all(
+    pending.map((image) => new Promise((resolve) => {
+      image.addEventListener('load', resolve, { once: true });
+      image.addEventListener('error', resolve, { once: true });
+    })),
+  );
+  await Promise.race([loaded, new Promise((resolve) => setTimeout(resolve, ms))]);
 }

@@ -18,8 +18,11 @@ export const DEFAULTS = Object.freeze({
   videoMsPerSecond: 2_000,
   /** Video frame rate. */
   fps: 30,
-  /** Tallest full-page image in px; taller pages are cut there and flagged. */
-  maxFullPageHeight: 32_000,
+  /**
+   * Memory a full-page image may take while it is put together (raw RGBA, 4 bytes a pixel): the
+   * tallest page is this over 4 × the width (1 GiB: 139,810 px at 1920 px wide).
+   */
+  maxFullPageBytes: 1024 * 1024 * 1024,
   /** Lifetime of stored files in ms (24 h). */
   fileLifetimeMs: 24 * 3600_000,
   /** Directory for temporary files (videos being encoded, browser profiles). */

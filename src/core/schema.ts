@@ -20,6 +20,9 @@ export const CaptureParamsSchema = Type.Object(
     viewport_width: Type.Integer({ minimum: 100, maximum: 7680, default: 1920, description: 'Viewport width in px.' }),
     viewport_height: Type.Integer({ minimum: 100, maximum: 4320, default: 1080, description: 'Viewport height in px.' }),
     full_page: Type.Boolean({ default: false, description: 'Capture the whole page height (images only).' }),
+    full_page_max_height: Type.Optional(
+      Type.Integer({ minimum: 100, maximum: 1_000_000, description: 'Tallest full-page image in px (the tier and the engine cap it); taller pages are cut and report `clipped_from`.' }),
+    ),
     quality: Type.Integer({ minimum: 1, maximum: 100, default: 90, description: 'jpg/webp quality; encoder quality for video; ignored for png.' }),
     response_type: Type.Enum(['image', 'json'], {
       default: 'image',

@@ -2,7 +2,7 @@ import type { CaptureEngine, CaptureOptions } from '../core/engine.js';
 import { parseCaptureParams } from '../core/schema.js';
 import { toCaptureError } from '../core/to-capture-error.js';
 import type { CaptureError } from '../core/errors.js';
-import { checkTierGates } from './access/tiers.js';
+import { applyTier } from './access/tiers.js';
 import { addressOf, identify, unauthenticated } from './caller.js';
 import { quotaExceeded, rateLimitExceeded } from './http-errors.js';
 import type { HttpRequest, HttpResponse } from './http-types.js';
@@ -44,8 +44,7 @@ export async function handleCapture(
     if (bodyError) throw bodyError;
     if (caller.kind === 'anonymous') throw unauthenticated(caller);
     const account = caller.record;
-    const parsed = parseCaptureParams(params);
-    checkTierGates(parsed, account.tier, policy.tiers);
+    const parsed = applyTier(parseCaptureParams(params), account.tier, policy.tiers);
     const reservation = await policy.reserve(account.id, account.tier);
     setQuotaHeaders(headers, reservation);
     if (!reservation.allowed) throw quotaExceeded(reservation);

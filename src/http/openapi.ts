@@ -101,6 +101,7 @@ export function buildOpenApiDocument(routes: RouteTable): Record<string, unknown
             format: { enum: Object.keys(FORMATS).map((format) => format.toUpperCase()) },
             status: { const: 'completed' },
             id: { type: 'string' },
+            clipped_from: { type: 'integer', description: 'Height of the page in px when the full-page image was cut shorter' },
           },
         },
         Error: {

@@ -26,7 +26,8 @@ export async function captureResponse(result: CaptureResult, asJson: boolean, he
   if (asJson) {
     await result.dispose();
     const url = result.storageKey === undefined ? result.url : fileUrl(result.storageKey);
-    return json(200, headers, { url, size: result.size, format: result.format.toUpperCase(), status: 'completed', id: result.id });
+    const clipped = result.clippedFrom === undefined ? {} : { clipped_from: result.clippedFrom };
+    return json(200, headers, { url, size: result.size, format: result.format.toUpperCase(), status: 'completed', id: result.id, ...clipped });
   }
   Object.assign(headers, {
     'Content-Type': result.contentType,

@@ -1,3 +1,4 @@
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { decode, near, MAGIC } from '../helpers/pixels.js';
 import { rawGet } from '../helpers/raw-http.js';
@@ -72,6 +73,15 @@ describe.each(ADAPTERS)('HTTP contract on %s: answers', (adapter) => {
     expect(Buffer.from(await part.arrayBuffer())).toEqual(MAGIC.png);
     const beyond = await fetch(`${suite.app.origin}${result.url}`, { headers: { Range: `bytes=${result.size}-` } });
     expect(beyond.status).toBe(416);
+  });
+
+  it('a full page cut at full_page_max_height says so: clipped_from in JSON, X-Capture-Clipped-From on the file', async () => {
+    const query = { url: suite.fixtures.url('/bands?count=3'), full_page: 'true', full_page_max_height: '1000', viewport_width: '200', viewport_height: '200' };
+    const json = await capture({ ...query, response_type: 'json' }, { headers: { 'X-API-Key': KEYS.pro } });
+    expect(await json.json()).toMatchObject({ status: 'completed', clipped_from: 3000 });
+    const file = await capture(query, { headers: { 'X-API-Key': KEYS.pro } });
+    expect(file.headers.get('x-capture-clipped-from')).toBe('3000');
+    expect((await sharp(Buffer.from(await file.arrayBuffer())).metadata()).height).toBe(1000);
   });
 
   it.each(['%2e%2e/%2e%2e/etc/passwd', '..%2f..%2fetc%2fpasswd', '2026-01-01/..%5c..%5cx.png', 'nothing/here.png'])('files endpoint refuses %s', async (path) => {

@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -29,8 +31,25 @@ const routes: Record<string, Handler> = {
   '/bands': (_req, res, q) => {
     const count = Number(q.get('count') ?? BAND_COLOURS.length);
     const band = Number(q.get('band') ?? 1000);
-    const bands = Array.from({ length: count }, (_, i) => `<div style="height:${band}px;background:${BAND_COLOURS[i % BAND_COLOURS.length]}"></div>`);
+    // `cv=1`: sections that skip painting off screen and claim 200 px until painted, as Node's docs do.
+    const skip = q.get('cv') === '1' ? 'content-visibility:auto;contain-intrinsic-size:1px 200px;' : '';
+    const bands = Array.from({ length: count }, (_, i) => `<section style="${skip}"><div style="height:${band}px;background:${BAND_COLOURS[i % BAND_COLOURS.length]}"></div></section>`);
     html(res, `<body>${bands.join('')}</body>`);
+  },
+  '/grow-on-scroll': (_req, res, q) => {
+    // The first scroll starts a slow request; when it answers, the page grows by a blue 1000 px band.
+    html(res, `<body style="background:#ff0000"><div style="height:1500px;background:#00ff00"></div><script>
+      let started = false;
+      addEventListener('scroll', () => {
+        if (started) return;
+        started = true;
+        fetch('/slow-ok?ms=${Number(q.get('ms') ?? 3500)}').then(() => {
+          const more = document.createElement('div');
+          more.style.cssText = 'height:1000px;background:#0000ff';
+          document.body.append(more);
+        });
+      });
+    </script></body>`);
   },
   '/lazy': (_req, res) => {
     // Half native loading=lazy, half IntersectionObserver-driven data-src, as real sites mix them.
@@ -78,6 +97,15 @@ const routes: Record<string, Handler> = {
   '/flow': (_req, res) => {
     // A red block in the flow above a blue one, on green: hiding the red one moves the blue one up, or not.
     html(res, '<body style="margin:0;background:#00ff00;height:100vh"><div id="top" style="height:100px;background:#ff0000"></div><div style="height:100px;background:#0000ff"></div></body>');
+  },
+  '/webfont': (_req, res) => {
+    // Black text in a web font that arrives late; until it does, Chromium draws nothing (block period).
+    html(res, `<style>@font-face { font-family: Late; src: url(/late-font.ttf?ms=800); }</style>
+      <body style="margin:0;background:#fff"><div style="font:120px/150px Late;color:#000">Wg</div></body>`);
+  },
+  '/late-font.ttf': (_req, res, q) => {
+    const font = readFileSync(execFileSync('fc-match', ['-f', '%{file}', 'sans:bold'], { encoding: 'utf8' }));
+    setTimeout(() => res.writeHead(200, { 'Content-Type': 'font/ttf', 'Content-Length': font.length }).end(font), Number(q.get('ms') ?? 800));
   },
   '/status': (_req, res, q) => html(res, '<body style="background:#0000ff;height:100vh">error page</body>', Number(q.get('code') ?? 404)),
   '/redirect': (_req, res, q) => {

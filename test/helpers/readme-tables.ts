@@ -18,9 +18,9 @@ export const README_TABLES = {
     const number = (value: number): string => value.toLocaleString('en-US');
     const rows = TIER_NAMES.map((name) => {
       const tier = DEFAULT_TIERS[name];
-      return `| ${name} | ${number(tier.requestsPerMinute)} | ${number(tier.monthlyQuota)} | ${number(tier.maxDuration)} | ${tier.geolocation ? 'yes' : 'no'} |`;
+      return `| ${name} | ${number(tier.requestsPerMinute)} | ${number(tier.monthlyQuota)} | ${number(tier.maxDuration)} | ${tier.geolocation ? 'yes' : 'no'} | ${number(tier.maxFullPageHeight)} |`;
     });
-    return ['| tier | requests/min | captures/month | longest video (s) | geolocation |', '|---|--:|--:|--:|---|', ...rows].join('\n');
+    return ['| tier | requests/min | captures/month | longest video (s) | geolocation | tallest full page (px) |', '|---|--:|--:|--:|---|--:|', ...rows].join('\n');
   },
 };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createPolicy, nextMonthStart, checkTierGates, DEFAULT_TIERS, resolveTiers } from '../../src/http/access/index.js';
+import { applyTier, createPolicy, nextMonthStart, checkTierGates, DEFAULT_TIERS, resolveTiers } from '../../src/http/access/index.js';
 import { addressKey } from '../../src/http/access/address-key.js';
 import { createMemoryKeyStore, hashKey } from '../../src/http/access/index.js';
 import { parseCaptureParams } from '../../src/core/schema.js';
@@ -7,9 +7,19 @@ import { CaptureError } from '../../src/core/errors.js';
 
 describe('tiers', () => {
   it('match the README\'s tier table by default and take overrides', () => {
-    expect(DEFAULT_TIERS.FREE).toEqual({ requestsPerMinute: 20, monthlyQuota: 100, maxDuration: 10, geolocation: false });
+    expect(DEFAULT_TIERS.FREE).toEqual({ requestsPerMinute: 20, monthlyQuota: 100, maxDuration: 10, geolocation: false, maxFullPageHeight: 32_000 });
     expect(DEFAULT_TIERS.ENTERPRISE.requestsPerMinute).toBe(150);
     expect(resolveTiers({ FREE: { requestsPerMinute: 5 } }).FREE).toMatchObject({ requestsPerMinute: 5, monthlyQuota: 100 });
+  });
+
+  it('default full_page_max_height to the tier\'s and refuse more than it allows', () => {
+    const tiers = resolveTiers();
+    const plain = parseCaptureParams({ url: 'https://a.example', full_page: true });
+    expect(applyTier(plain, 'FREE', tiers).full_page_max_height).toBe(32_000);
+    expect(applyTier(plain, 'PRO', tiers).full_page_max_height).toBe(150_000);
+    const tall = parseCaptureParams({ url: 'https://a.example', full_page: true, full_page_max_height: 100_000 });
+    expect(applyTier(tall, 'PRO', tiers).full_page_max_height).toBe(100_000);
+    expect(() => applyTier(tall, 'BASIC', tiers)).toThrow(expect.objectContaining({ code: 'TIER_RESTRICTED', details: expect.objectContaining({ param: 'full_page_max_height', required: 'PRO' }) }));
   });
 
   it('gate geolocation below PRO and durations above the tier maximum', () => {

@@ -62,6 +62,14 @@ describe('static captures', () => {
     expect(shot.clippedFrom).toBe(20_000);
   });
 
+  it('cuts a full page at full_page_max_height and reports where it was cut', async () => {
+    const shot = await engine.capture({ url: fixtures.url('/bands?count=8'), full_page: true, full_page_max_height: 3000, viewport_width: 200, viewport_height: 200, response_type: 'json' });
+    const stored = await engine.storage?.get(shot.storageKey as string);
+    const meta = await sharp(await streamToBuffer(stored!.stream())).metadata();
+    expect(meta.height).toBe(3000);
+    expect(shot.clippedFrom).toBe(8000);
+  });
+
   it('cuts a full-page jpg at libjpeg\'s 65,500 px instead of failing', async () => {
     const tall = await createTestEngine({ maxFullPageHeight: 100_000, concurrency: 1 });
     try {
@@ -72,6 +80,20 @@ describe('static captures', () => {
     } finally {
       await tall.close();
     }
+  });
+
+  it('paints content-visibility:auto sections of a full page and measures their real height', async () => {
+    const shot = await engine.capture({ url: fixtures.url('/bands?count=12&cv=1'), full_page: true, viewport_width: 200, viewport_height: 500 });
+    const image = await decode(shot.data as Buffer);
+    expect(image.height).toBe(12_000);
+    for (let band = 0; band < 12; band++) expect(near(image.at(100, band * 1000 + 500), BAND_COLOURS[band % 8] as string), `band ${band}`).toBe(true);
+  });
+
+  it('waits for content a scroll fetches slowly, and captures the grown page', async () => {
+    const shot = await engine.capture({ url: fixtures.url('/grow-on-scroll?ms=3500'), full_page: true, viewport_width: 400, viewport_height: 600 });
+    const image = await decode(shot.data as Buffer);
+    expect(image.height).toBe(2500);
+    expect(near(image.at(200, 2400), '#0000ff')).toBe(true);
   });
 
   it('loads lazy images (native and IntersectionObserver) before a full-page capture', async () => {
@@ -125,6 +147,13 @@ describe('static captures', () => {
     expect(near(hidden.at(100, 150), '#0000ff')).toBe(true);
   });
 
+  it('waits for web fonts before the shot: late-loading text is drawn, not left blank', async () => {
+    const image = await decode((await engine.capture({ url: fixtures.url('/webfont'), viewport_width: 300, viewport_height: 150 })).data as Buffer);
+    let ink = 0;
+    for (let y = 0; y < image.height; y += 2) for (let x = 0; x < image.width; x += 2) if (image.at(x, y)[0] < 100) ink++;
+    expect(ink, 'dark pixels of the text').toBeGreaterThan(300);
+  });
+
   it('refuses an invalid selector with INVALID_PARAMETER', async () => {
     await expect(engine.capture({ url: fixtures.url('/hide'), hide_selectors: 'div[' })).rejects.toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'hide_selectors' } });
   });
@@ -158,3 +187,9 @@ describe('static captures', () => {
     expect(stored?.size).toBe(shot.size);
   });
 });
+
+async function streamToBuffer(stream: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks);
+}

@@ -1,5 +1,5 @@
 import { CaptureError } from '../../core/errors.js';
-import type { CaptureParams } from '../../core/schema.js';
+import { parseCaptureParams, type CaptureParams } from '../../core/schema.js';
 import { isVideoFormat } from '../../core/formats.js';
 
 export const TIER_NAMES = ['FREE', 'BASIC', 'PRO', 'ENTERPRISE'] as const;
@@ -14,14 +14,16 @@ export interface TierLimits {
   maxDuration: number;
   /** Whether latitude/longitude may be set. */
   geolocation: boolean;
+  /** Tallest full-page image in px: the default of `full_page_max_height` and its largest value. */
+  maxFullPageHeight: number;
 }
 
 /** The README's tier table; every number can be overridden with the `tiers` option. */
 export const DEFAULT_TIERS: Readonly<Record<TierName, TierLimits>> = Object.freeze({
-  FREE: { requestsPerMinute: 20, monthlyQuota: 100, maxDuration: 10, geolocation: false },
-  BASIC: { requestsPerMinute: 40, monthlyQuota: 2_000, maxDuration: 30, geolocation: false },
-  PRO: { requestsPerMinute: 80, monthlyQuota: 10_000, maxDuration: 300, geolocation: true },
-  ENTERPRISE: { requestsPerMinute: 150, monthlyQuota: 100_000, maxDuration: 1800, geolocation: true },
+  FREE: { requestsPerMinute: 20, monthlyQuota: 100, maxDuration: 10, geolocation: false, maxFullPageHeight: 32_000 },
+  BASIC: { requestsPerMinute: 40, monthlyQuota: 2_000, maxDuration: 30, geolocation: false, maxFullPageHeight: 64_000 },
+  PRO: { requestsPerMinute: 80, monthlyQuota: 10_000, maxDuration: 300, geolocation: true, maxFullPageHeight: 150_000 },
+  ENTERPRISE: { requestsPerMinute: 150, monthlyQuota: 100_000, maxDuration: 1800, geolocation: true, maxFullPageHeight: 300_000 },
 });
 
 export type Tiers = Readonly<Record<TierName, TierLimits>>;
@@ -41,7 +43,18 @@ function cheapestTier(tiers: Tiers, allows: (limits: TierLimits) => boolean): Ti
   return TIER_NAMES.find((name) => allows(tiers[name]));
 }
 
-/** Refuses what the caller's tier does not include: geolocation below PRO, videos longer than allowed. */
+/**
+ * The parameters as the caller's tier allows them: what it does not include is refused
+ * (geolocation below PRO, videos longer or full pages taller than allowed), and the tier's
+ * full-page height becomes the default.
+ */
+export function applyTier(params: CaptureParams, tier: TierName, tiers: Tiers): CaptureParams {
+  checkTierGates(params, tier, tiers);
+  if (params.full_page_max_height !== undefined) return params;
+  return parseCaptureParams({ ...params, full_page_max_height: tiers[tier].maxFullPageHeight });
+}
+
+/** Refuses what the caller's tier does not include. */
 export function checkTierGates(params: CaptureParams, tier: TierName, tiers: Tiers): void {
   const limits = tiers[tier];
   if (params.latitude !== undefined && !limits.geolocation) {
@@ -57,6 +70,12 @@ export function checkTierGates(params: CaptureParams, tier: TierName, tiers: Tie
         required: cheapestTier(tiers, (t) => t.maxDuration >= params.duration) ?? 'ENTERPRISE',
         max: limits.maxDuration,
       },
+    });
+  }
+  const height = params.full_page_max_height;
+  if (height !== undefined && height > limits.maxFullPageHeight) {
+    throw new CaptureError('TIER_RESTRICTED', `full_page_max_height ${height} px exceeds the ${tier} tier maximum of ${limits.maxFullPageHeight} px`, {
+      details: { param: 'full_page_max_height', tier, required: cheapestTier(tiers, (t) => t.maxFullPageHeight >= height) ?? 'ENTERPRISE', max: limits.maxFullPageHeight },
     });
   }
 }
