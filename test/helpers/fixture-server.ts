@@ -36,6 +36,13 @@ const routes: Record<string, Handler> = {
     const bands = Array.from({ length: count }, (_, i) => `<section style="${skip}"><div style="height:${band}px;background:${BAND_COLOURS[i % BAND_COLOURS.length]}"></div></section>`);
     html(res, `<body>${bands.join('')}</body>`);
   },
+  '/fixed-and-sticky': (_req, res) => {
+    // A sticky blue header, a red bar fixed near the top and a yellow one fixed to the bottom of the viewport.
+    html(res, `<body style="background:#00ff00"><header style="position:sticky;top:0;height:50px;background:#0000ff"></header>
+      <nav style="position:fixed;top:100px;left:0;width:100px;height:200px;background:#ff0000"></nav>
+      <aside style="position:fixed;bottom:0;left:0;width:100px;height:100px;background:#ffff00"></aside>
+      <div style="height:20000px"></div></body>`);
+  },
   '/grow-on-scroll': (_req, res, q) => {
     // The first scroll starts a slow request; when it answers, the page grows by a blue 1000 px band.
     html(res, `<body style="background:#ff0000"><div style="height:1500px;background:#00ff00"></div><script>

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CaptureEngine } from '../../src/index.js';
 import { createTestEngine } from '../helpers/engine.js';
-import { decode, type DecodedImage } from '../helpers/pixels.js';
+import { decode, near, type DecodedImage } from '../helpers/pixels.js';
 import { startStaticServer, type StaticServer } from '../fixtures/static-server.js';
 
 /**
@@ -50,5 +50,10 @@ describe('real pages: Node.js API documentation', () => {
     expect(shot.clippedFrom).toBeUndefined();
     expect(image.height).toBeGreaterThan(32_000);
     expect(blankBands(image, 500)).toEqual([]);
+    // The fixed side navigation appears once, in the first viewport, not down the whole page.
+    const sideNavigation = image.at(5, 400);
+    const repeated: number[] = [];
+    for (let y = 1000; y < image.height; y += 500) if (near(image.at(5, y), sideNavigation, 4)) repeated.push(y);
+    expect(repeated).toEqual([]);
   });
 });

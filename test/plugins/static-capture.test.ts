@@ -89,6 +89,18 @@ describe('static captures', () => {
     for (let band = 0; band < 12; band++) expect(near(image.at(100, band * 1000 + 500), BAND_COLOURS[band % 8] as string), `band ${band}`).toBe(true);
   });
 
+  it('shows fixed and sticky elements once in a page stitched from tiles, where the first viewport has them', async () => {
+    const shot = await engine.capture({ url: fixtures.url('/fixed-and-sticky'), full_page: true, viewport_width: 400, viewport_height: 600 });
+    const image = await decode(shot.data as Buffer);
+    expect(image.height).toBe(20_050);
+    const runs: string[] = [];
+    for (let y = 5; y < image.height; y += 10) {
+      const colour = (['#0000ff', '#ff0000', '#ffff00', '#00ff00'] as const).find((c) => near(image.at(50, y), c)) ?? 'other';
+      if (runs.at(-1) !== colour) runs.push(colour);
+    }
+    expect(runs).toEqual(['#0000ff', '#00ff00', '#ff0000', '#00ff00', '#ffff00', '#00ff00']);
+  });
+
   it('waits for content a scroll fetches slowly, and captures the grown page', async () => {
     const shot = await engine.capture({ url: fixtures.url('/grow-on-scroll?ms=3500'), full_page: true, viewport_width: 400, viewport_height: 600 });
     const image = await decode(shot.data as Buffer);
