@@ -6,6 +6,7 @@ import { bestEffort } from '../../src/core/deadline.js';
 import { DEFAULTS } from '../../src/core/defaults.js';
 import { revealLazyContent } from './reveal-lazy-content.js';
 import { settleRendering } from './settle-rendering.js';
+import { shootUnlessBlank } from './blank-shot.js';
 
 export interface StaticScenarioOptions {
   /** Tallest full-page image in px; taller pages are cut there and flagged. @default what `maxFullPageBytes` allows */
@@ -80,7 +81,7 @@ async function shoot(cdp: CDPSession, encoding: { format: CdpFormat; quality?: n
 
 async function viewport(ctx: CaptureContext, cdp: CDPSession): Promise<ImageArtifact> {
   const encoding = encodingFor(ctx);
-  const data = await shoot(cdp, encoding);
+  const data = await shootUnlessBlank(ctx.page, () => shoot(cdp, encoding));
   if (data.length === 0) throw new Error('Chromium returned an empty screenshot');
   return { kind: 'image', data, encoding: encoding.format, width: ctx.params.viewport_width, height: ctx.params.viewport_height };
 }
@@ -94,7 +95,7 @@ async function fullPage(ctx: CaptureContext, cdp: CDPSession, maxHeight: number)
   const clippedFrom = height < pageHeight ? pageHeight : undefined;
 
   if (height <= MAX_TILE) {
-    const data = await shoot(cdp, wanted, { y: 0, width, height });
+    const data = await shootUnlessBlank(ctx.page, () => shoot(cdp, wanted, { y: 0, width, height }));
     if (data.length > 0) return { kind: 'image', data, encoding: wanted.format, width, height, clippedFrom };
   }
   // Too tall for one render (or the encoder gave up): raw tiles stitched by sharp.
