@@ -30,7 +30,7 @@ const zones = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/', '**/node_modules/', 'coverage/'] },
+  { ignores: ['dist/', '**/node_modules/', 'coverage/', 'test/.artifacts/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
