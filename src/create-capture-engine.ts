@@ -50,6 +50,7 @@ export async function createCaptureEngine(options: CaptureEngineOptions = {}): P
     fps: options.fps,
     tempDir,
     log,
+    observer: options.observer,
   });
   setDefaultHttpOptions(engine, {
     basePath: options.basePath,

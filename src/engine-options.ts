@@ -1,6 +1,7 @@
 import type { CapturePlugin } from './core/types.js';
 import type { CaptureStorage } from './core/storage.js';
 import type { Logger } from './core/logger.js';
+import type { CaptureObserver } from './core/ports.js';
 import type { Resolver } from './egress/resolver.js';
 import type { BlockAdsOptions, BlockCookiesOptions } from '../plugins/index.js';
 import type { CaptureHttpOptions } from './http/http-options.js';
@@ -10,7 +11,7 @@ import type { CaptureHttpOptions } from './http/http-options.js';
  * (src/core/defaults.ts) and `HTTP_DEFAULTS`. The HTTP options are those adapters use when they
  * are handed the engine; `createCaptureHttp(engine, options)` takes them directly.
  */
-export interface CaptureEngineOptions extends Omit<CaptureHttpOptions, 'storage' | 'log' | 'policy'> {
+export interface CaptureEngineOptions extends Omit<CaptureHttpOptions, 'storage' | 'log' | 'policy' | 'observer' | 'healthRoutes' | 'readiness'> {
   /** Chromium executable. @default option → `CAPTURE_CHROMIUM_PATH` → Playwright's Chromium → `/usr/bin/chromium` */
   executablePath?: string;
   /** Extra Chromium flags. @default [] */
@@ -60,4 +61,6 @@ export interface CaptureEngineOptions extends Omit<CaptureHttpOptions, 'storage'
   adBlocking?: BlockAdsOptions;
   /** `block_cookies`: how long to wait for autoconsent, extra CMP selectors. @default see BlockCookiesOptions */
   cookieBanners?: BlockCookiesOptions;
+  /** Told how long each phase of each capture took, e.g. `createCaptureMetrics().engineObserver`. */
+  observer?: CaptureObserver;
 }

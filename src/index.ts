@@ -12,7 +12,7 @@ export { captureErrors } from './core/error-factories.js';
 export { CaptureParamsSchema, captureParamsJsonSchema, parseCaptureParams, type CaptureParams, type CaptureInput } from './core/schema.js';
 export { FORMATS, IMAGE_FORMATS, VIDEO_FORMATS, isVideoFormat, type CaptureFormat } from './core/formats.js';
 export { PHASES, type Phase, type Stage, type CapturePlugin, type CaptureContext, type PluginHost, type ImageArtifact, type FrameStream, type EncodedOutput } from './core/types.js';
-export type { ContextPool, BrowserLease, EgressGuard, PoolStats, PreparedContext } from './core/ports.js';
+export type { ContextPool, BrowserLease, EgressGuard, PoolStats, PreparedContext, CaptureObserver } from './core/ports.js';
 export { consoleLogger, silentLogger, type Logger } from './core/logger.js';
 export type { CaptureStorage, StoredFile } from './core/storage.js';
 
@@ -48,4 +48,8 @@ export {
   type ApiKeyRecord,
   type MemoryKeyStore,
 } from './http/index.js';
+export type { AnsweredRequest, HttpObserver, ReadinessCheck } from './http/index.js';
 export { createNodeListener } from '../adapters/node-bridge.js';
+
+// Operations: Prometheus metrics.
+export { createCaptureMetrics, startMetricsServer, type CaptureMetrics } from './ops/index.js';

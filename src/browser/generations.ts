@@ -28,6 +28,8 @@ export class BrowserGenerations {
   private current: Generation | undefined;
   private launching: Promise<Generation> | undefined;
   private closed = false;
+  /** Browsers launched or connected so far. */
+  launches = 0;
 
   constructor(private readonly options: GenerationOptions) {}
 
@@ -68,6 +70,7 @@ export class BrowserGenerations {
   private async launch(): Promise<Generation> {
     if (this.closed) throw captureErrors.shuttingDown();
     const { browser, dispose } = await launchBrowser(this.options);
+    this.launches++;
     const generation: Generation = { browser, dispose, contextsMade: 0, open: 0, retired: false };
     browser.on('disconnected', () => {
       void dispose();

@@ -60,6 +60,7 @@ export class BrowserPool implements ContextPool {
       warm: this.warm.length,
       contexts: this.generations.openContexts,
       connected: this.generations.connected,
+      launches: this.generations.launches,
     };
   }
 

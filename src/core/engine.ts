@@ -13,7 +13,7 @@ import { storeStage } from './store-stage.js';
 import { runCapture } from './run-capture.js';
 import { captureErrors } from './error-factories.js';
 import { isVideoFormat } from './formats.js';
-import type { ContextPool, EgressGuard, PoolStats } from './ports.js';
+import type { CaptureObserver, ContextPool, EgressGuard, PoolStats } from './ports.js';
 import type { CaptureStorage } from './storage.js';
 
 export interface CaptureOptions {
@@ -31,6 +31,7 @@ export class CaptureEngine {
   private readonly pipeline = new Pipeline();
   private readonly pool: ContextPool;
   private readonly egress: EgressGuard;
+  private readonly observer: CaptureObserver | undefined;
   /** Temporary files handed to callers and not yet disposed; removed at close. */
   private readonly outstanding = new Set<() => Promise<void>>();
   private closing: Promise<void> | undefined;
@@ -40,6 +41,7 @@ export class CaptureEngine {
     this.pool = options.pool;
     this.egress = options.egress;
     this.storage = options.storage;
+    this.observer = options.observer;
   }
 
   /** Registers the core stages and `plugins`, then starts the pool; closes what it made on failure. */
@@ -86,7 +88,7 @@ export class CaptureEngine {
       // Refused targets answer before they take a queue slot or a browser context.
       await abortable(this.egress.checkTarget(params.url), deadline.signal);
       const { output, stored } = await this.pool.run(deadline.signal, (lease) =>
-        runCapture({ id, params, deadline, lease, pipeline: this.pipeline, log: this.options.log }),
+        runCapture({ id, params, deadline, lease, pipeline: this.pipeline, log: this.options.log, observer: this.observer }),
       );
       const remove = async (): Promise<void> => {
         if (output.path) await rm(output.path, { force: true });

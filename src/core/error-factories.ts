@@ -27,5 +27,13 @@ export const captureErrors = {
 
   clientGone: () => new CaptureError('CAPTURE_FAILED', 'Capture aborted: the client went away', { details: { reason: 'aborted' } }),
 
+  /** The file storage cannot be reached or fails (refused, timed out, 5xx): nothing was stored or served. */
+  storageUnavailable: (cause?: unknown, retryAfterSeconds = 5) =>
+    new CaptureError('SERVICE_BUSY', 'File storage is unavailable, retry shortly', {
+      details: { reason: 'storage_unavailable' },
+      headers: { 'Retry-After': String(retryAfterSeconds) },
+      cause,
+    }),
+
   internal: (message: string, cause?: unknown) => new CaptureError('INTERNAL_ERROR', message, { cause }),
 };

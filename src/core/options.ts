@@ -3,7 +3,7 @@ import type { CaptureStorage } from './storage.js';
 import type { Logger } from './logger.js';
 import { consoleLogger } from './logger.js';
 import { DEFAULTS } from './defaults.js';
-import type { ContextPool, EgressGuard } from './ports.js';
+import type { CaptureObserver, ContextPool, EgressGuard } from './ports.js';
 
 /** What the core engine is built from: its ports, already made, and the capture settings. */
 export interface CoreEngineOptions {
@@ -25,6 +25,8 @@ export interface CoreEngineOptions {
   tempDir?: string;
   /** Where log lines go (a pino logger fits). @default JSON lines on stderr */
   log?: Logger;
+  /** Told how long each phase of each capture took (metrics). */
+  observer?: CaptureObserver;
 }
 
 /** The options plugins may read while they set themselves up (`PluginHost.options`). */

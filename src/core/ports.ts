@@ -17,6 +17,17 @@ export interface PoolStats {
   /** Open contexts, warm ones included. */
   contexts: number;
   connected: boolean;
+  /** Browsers launched (or connected) since the pool started, the first included. */
+  launches: number;
+}
+
+/**
+ * Told what each capture does, for metrics; the engine never waits on it and ignores its errors.
+ * The ops layer implements it (Prometheus), an application may too.
+ */
+export interface CaptureObserver {
+  /** A phase of a capture ended (also when it failed), after `seconds`. */
+  phaseEnded?(phase: string, seconds: number): void;
 }
 
 /** Browser contexts for captures, bounded in number; the browser layer implements it. */

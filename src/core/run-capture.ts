@@ -4,7 +4,7 @@ import type { CaptureParams } from './schema.js';
 import type { Deadline } from './deadline.js';
 import { abortable, sleep, throwIfAborted } from './deadline.js';
 import type { Pipeline } from './pipeline.js';
-import type { BrowserLease } from './ports.js';
+import type { BrowserLease, CaptureObserver } from './ports.js';
 import type { Logger } from './logger.js';
 import { captureErrors } from './error-factories.js';
 import { FORMATS } from './formats.js';
@@ -16,6 +16,7 @@ export interface CaptureRun {
   lease: BrowserLease;
   pipeline: Pipeline;
   log: Logger;
+  observer?: CaptureObserver;
 }
 
 /** What a finished run hands over: the output and, when stored, where. The caller owns `output.path`. */
@@ -28,7 +29,7 @@ export interface RunOutcome {
  * Runs one capture through the phases in one browser context. Every stage gets the capture's
  * signal; cleanups registered with `ctx.defer()` run in reverse order whatever happened.
  */
-export async function runCapture({ id, params, deadline, lease, pipeline, log }: CaptureRun): Promise<RunOutcome> {
+export async function runCapture({ id, params, deadline, lease, pipeline, log, observer }: CaptureRun): Promise<RunOutcome> {
   const cleanups: (() => unknown)[] = [];
   // A crashed renderer leaves pending calls hanging until the deadline; end this capture at once.
   const crashed = new AbortController();
@@ -52,11 +53,16 @@ export async function runCapture({ id, params, deadline, lease, pipeline, log }:
   let handedOver = false;
   try {
     for (const phase of PHASES) {
-      if (phase === 'capture' && params.delay > 0) await sleep(params.delay, signal);
-      for (const stage of pipeline.stages(phase)) {
-        if (stage.when && !stage.when(params)) continue;
-        throwIfAborted(signal);
-        await abortable(Promise.resolve(stage.run(ctx)), signal);
+      const started = performance.now();
+      try {
+        if (phase === 'capture' && params.delay > 0) await sleep(params.delay, signal);
+        for (const stage of pipeline.stages(phase)) {
+          if (stage.when && !stage.when(params)) continue;
+          throwIfAborted(signal);
+          await abortable(Promise.resolve(stage.run(ctx)), signal);
+        }
+      } finally {
+        tell(() => observer?.phaseEnded?.(phase, (performance.now() - started) / 1000));
       }
     }
     if (!ctx.output) throw captureErrors.internal(`No stage produced a ${FORMATS[params.format].extension} output`);
@@ -74,3 +80,11 @@ export async function runCapture({ id, params, deadline, lease, pipeline, log }:
   }
 }
 
+/** An observer's failure must never touch a capture. */
+function tell(notify: () => void): void {
+  try {
+    notify();
+  } catch {
+    // ignored on purpose: metrics are best effort
+  }
+}

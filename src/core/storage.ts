@@ -4,6 +4,11 @@ import type { Readable } from 'node:stream';
 export interface StoredFile {
   size: number;
   contentType: string;
+  /**
+   * Where the file can be fetched directly for a short while (a presigned URL): the files endpoint
+   * then answers `302` to it instead of streaming the bytes itself.
+   */
+  redirectUrl?: string;
   /** Bytes `start..end` inclusive (whole file when omitted). */
   stream(range?: { start: number; end: number }): Readable;
 }
@@ -14,11 +19,19 @@ export interface StoredFile {
  */
 export interface CaptureStorage {
   readonly name: string;
-  /** Stores bytes from memory or from a temporary file; a failed put leaves nothing behind. */
-  put(key: string, source: { data?: Buffer; path?: string }, meta: { contentType: string; size: number }): Promise<void>;
+  /**
+   * Stores bytes from memory or from a temporary file; a failed put leaves nothing behind. When
+   * `signal` (the capture's) aborts, the put stops and settles only once nothing of it is left.
+   */
+  put(key: string, source: { data?: Buffer; path?: string }, meta: { contentType: string; size: number }, options?: StoragePutOptions): Promise<void>;
   /** The file under `key`, or undefined when unknown or expired. */
   get(key: string): Promise<StoredFile | undefined>;
   close?(): Promise<void>;
+}
+
+export interface StoragePutOptions {
+  /** The capture's signal: aborting it abandons the put. */
+  signal?: AbortSignal;
 }
 
 /** A storage key is `<folder>/<id>.<ext>`: one level, URL-safe characters, no dots but the extension. */

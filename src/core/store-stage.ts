@@ -18,7 +18,8 @@ export function storeStage(storage: CaptureStorage | undefined, fileUrl: (key: s
           if (!storage) throw captureErrors.internal('response_type=json needs a storage, and the engine has none');
           const { contentType, extension } = FORMATS[output.format];
           const key = `${new Date().toISOString().slice(0, 10)}/${ctx.id}.${extension}`;
-          await storage.put(key, { data: output.data, path: output.path }, { contentType, size: output.size });
+          // The capture's signal: a capture that fails or is aborted while storing abandons its upload.
+          await storage.put(key, { data: output.data, path: output.path }, { contentType, size: output.size }, { signal: ctx.signal });
           ctx.stored = { key, url: fileUrl(key) };
         },
       },

@@ -11,6 +11,8 @@ import { fromSearchParams, type ParamBag } from './request-body.js';
 import { errorResponse } from './responses.js';
 import type { CaptureError } from '../core/errors.js';
 import type { RouteTable } from './routes.js';
+import type { AnsweredRequest } from './http-observer.js';
+import { alive, ready } from './health-routes.js';
 
 /**
  * The HTTP interface of the README over one engine, independent of any framework: adapters only
@@ -39,24 +41,35 @@ export class CaptureHttp {
 
   /** `options.signal` is read only when a capture starts, so adapters may make it lazily. */
   async handle(request: HttpRequest, options: CaptureOptions = {}): Promise<HttpResponse> {
-    const started = Date.now();
+    const started = performance.now();
     const target = new URL(request.url, 'http://localhost');
-    const response = await this.route(request, target, options);
+    const note: Partial<AnsweredRequest> = {};
+    const response = await this.route(request, target, options, note);
     // The unread rest of an oversized body would be taken for the next request on this connection.
     if (request.bodyTooLarge) response.headers.Connection = 'close';
-    this.options.log.info({ method: request.method, path: target.pathname, status: response.status, ms: Date.now() - started }, 'request');
+    const seconds = (performance.now() - started) / 1000;
+    const { captureId, keyId } = note;
+    this.options.log.info({ method: request.method, path: target.pathname, status: response.status, ms: Math.round(seconds * 1000), code: response.code, captureId, keyId }, 'request');
+    this.options.observer?.answered({ route: 'other', ...note, status: response.status, code: response.code, seconds });
     return response;
   }
 
-  private async route(request: HttpRequest, target: URL, options: CaptureOptions): Promise<HttpResponse> {
+  private async route(request: HttpRequest, target: URL, options: CaptureOptions, note: Partial<AnsweredRequest>): Promise<HttpResponse> {
     const method = request.method.toUpperCase();
     const query = fromSearchParams(target.searchParams);
     const { routes } = this;
     if (target.pathname === routes.capture) {
+      note.route = 'capture';
       if (method !== 'GET' && method !== 'POST') return this.reject(request, query, methodNotAllowed('GET, POST'));
-      return handleCapture(this.engine, this.options, request, query, options);
+      return handleCapture(this.engine, this.options, request, query, options, note);
+    }
+    if (routes.health && (target.pathname === routes.health.alive || target.pathname === routes.health.ready)) {
+      note.route = 'health';
+      if (method !== 'GET' && method !== 'HEAD') return this.reject(request, query, methodNotAllowed('GET, HEAD'));
+      return target.pathname === routes.health.alive ? alive() : ready(this.engine.stats, this.options.readiness ?? []);
     }
     if (target.pathname === routes.openApi) {
+      note.route = 'openapi';
       if (method !== 'GET' && method !== 'HEAD') return this.reject(request, query, methodNotAllowed('GET, HEAD'));
       return this.withPeekedLimits(request, query, async () => {
         this.openApi ??= JSON.stringify(buildOpenApiDocument(routes));
@@ -64,6 +77,7 @@ export class CaptureHttp {
       });
     }
     if (target.pathname.startsWith(routes.filesPrefix)) {
+      note.route = 'file';
       if (method !== 'GET' && method !== 'HEAD') return this.reject(request, query, methodNotAllowed('GET, HEAD'));
       const key = target.pathname.slice(routes.filesPrefix.length);
       return this.withPeekedLimits(request, query, () => serveFile(this.options.storage, key, request, method === 'HEAD'));

@@ -7,6 +7,7 @@ import { addressOf, identify, unauthenticated } from './caller.js';
 import { quotaExceeded, rateLimitExceeded } from './http-errors.js';
 import type { HttpRequest, HttpResponse } from './http-types.js';
 import type { ResolvedHttpOptions } from './http-options.js';
+import type { AnsweredRequest } from './http-observer.js';
 import { setQuotaHeaders, setRateHeaders } from './limit-headers.js';
 import { readBodyParams, type ParamBag } from './request-body.js';
 import { captureResponse, errorResponse } from './responses.js';
@@ -22,6 +23,7 @@ export async function handleCapture(
   request: HttpRequest,
   query: ParamBag,
   captureOptions: CaptureOptions,
+  note: Partial<AnsweredRequest>,
 ): Promise<HttpResponse> {
   let params: ParamBag = query;
   let bodyError: CaptureError | undefined;
@@ -34,6 +36,7 @@ export async function handleCapture(
   }
   const { policy } = options;
   const caller = await identify(options.keyStore, request, query, params);
+  if (caller.kind === 'account') note.keyId = caller.record.id;
   const headers: Record<string, string> = {};
   const rate = caller.kind === 'account' ? await policy.hitAccount(caller.record.id, caller.record.tier) : await policy.hitAddress(addressOf(request));
   setRateHeaders(headers, rate);
@@ -45,6 +48,8 @@ export async function handleCapture(
     if (caller.kind === 'anonymous') throw unauthenticated(caller);
     const account = caller.record;
     const parsed = applyTier(parseCaptureParams(params), account.tier, policy.tiers);
+    note.format = parsed.format;
+    note.scenario = parsed.scenario;
     const reservation = await policy.reserve(account.id, account.tier);
     setQuotaHeaders(headers, reservation);
     if (!reservation.allowed) throw quotaExceeded(reservation);
@@ -56,6 +61,8 @@ export async function handleCapture(
       setQuotaHeaders(headers, { ...reservation, remaining: reservation.remaining + 1 });
       throw error;
     }
+    note.bytes = result.size;
+    note.captureId = result.id;
     return await captureResponse(result, parsed.response_type === 'json', headers, options.routes.fileUrl);
   } catch (error) {
     return errorResponse(error, headers, options.log);

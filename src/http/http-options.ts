@@ -7,6 +7,7 @@ import type { LimiterStore } from './access/limiter-store.js';
 import { createPolicy, type Policy } from './access/policy.js';
 import type { TierLimits, TierName } from './access/tiers.js';
 import { DEFAULT_BASE_PATH, routeTable, type RouteTable } from './routes.js';
+import type { HttpObserver, ReadinessCheck } from './http-observer.js';
 
 /** Every option of `createCaptureHttp`. All are optional. */
 export interface CaptureHttpOptions {
@@ -28,6 +29,16 @@ export interface CaptureHttpOptions {
   storage?: CaptureStorage;
   /** @default the engine's logger */
   log?: Logger;
+  /** Told about every answered request (metrics). */
+  observer?: HttpObserver;
+  /**
+   * Answer `GET /healthz` (alive) and `GET /readyz` (browser connected, `readiness` checks pass) at
+   * the root. Off by default, so a mounted service leaves an app's own health routes alone.
+   * @default false
+   */
+  healthRoutes?: boolean;
+  /** What must work for `/readyz` besides the browser (stores, Redis). @default [] */
+  readiness?: ReadinessCheck[];
 }
 
 export const HTTP_DEFAULTS = Object.freeze({ bodyLimit: 64 * 1024 });
@@ -39,16 +50,20 @@ export interface ResolvedHttpOptions {
   policy: Policy;
   storage: CaptureStorage | undefined;
   log: Logger;
+  observer: HttpObserver | undefined;
+  readiness: ReadinessCheck[] | undefined;
 }
 
 export function resolveHttpOptions(options: CaptureHttpOptions, engine: { storage: CaptureStorage | undefined; log: Logger }): ResolvedHttpOptions {
   return {
-    routes: routeTable(options.basePath ?? DEFAULT_BASE_PATH),
+    routes: routeTable(options.basePath ?? DEFAULT_BASE_PATH, options.healthRoutes ?? false),
     bodyLimit: positive(options.bodyLimit ?? HTTP_DEFAULTS.bodyLimit, 'bodyLimit'),
     keyStore: options.keyStore ?? keyStoreFrom(options.apiKeys ?? []),
     policy: options.policy ?? createPolicy({ tiers: options.tiers, store: options.limiterStore }),
     storage: options.storage ?? engine.storage,
     log: options.log ?? engine.log,
+    observer: options.observer,
+    readiness: options.healthRoutes ? (options.readiness ?? []) : undefined,
   };
 }
 

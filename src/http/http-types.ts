@@ -21,4 +21,6 @@ export interface HttpResponse {
   body?: Buffer | string | Readable;
   /** Runs once the body has been sent or the client went away (e.g. removes a temporary video). */
   onFinish?: () => Promise<void>;
+  /** The catalogue code of an error answer (for logs and metrics; adapters ignore it). */
+  code?: string;
 }

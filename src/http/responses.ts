@@ -15,7 +15,7 @@ export function json(status: number, headers: Record<string, string>, body: unkn
 export function errorResponse(error: unknown, headers: Record<string, string>, log: Logger): HttpResponse {
   const failure = toCaptureError(error);
   if (failure.status >= 500 && failure.code !== 'SERVICE_BUSY') log.error({ code: failure.code, reason: failure.message }, 'capture failed');
-  return json(failure.status, Object.assign(headers, failure.headers), failure.toJSON());
+  return { ...json(failure.status, Object.assign(headers, failure.headers), failure.toJSON()), code: failure.code };
 }
 
 /**

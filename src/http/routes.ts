@@ -13,6 +13,8 @@ export interface RouteTable {
   readonly versionPrefix: string;
   /** `GET {basePath}/files/<key>` */
   readonly filesPrefix: string;
+  /** `GET /healthz` and `GET /readyz`, when the service answers them. */
+  readonly health: { readonly alive: string; readonly ready: string } | undefined;
   /** Where the file stored under `key` is served. */
   fileUrl(key: string): string;
   /** Whether a path belongs to the interface; adapters pass every other path on untouched. */
@@ -23,18 +25,21 @@ export interface RouteTable {
 
 export const DEFAULT_BASE_PATH = '/api';
 
-export function routeTable(basePath: string = DEFAULT_BASE_PATH): RouteTable {
+export function routeTable(basePath: string = DEFAULT_BASE_PATH, healthRoutes = false): RouteTable {
   const base = basePath.replace(/\/+$/, '');
   const versionPrefix = `${base}/v1/`;
   const filesPrefix = `${base}/files/`;
+  const health = healthRoutes ? { alive: '/healthz', ready: '/readyz' } : undefined;
   return Object.freeze({
     basePath: base,
     capture: `${versionPrefix}capture`,
     openApi: `${versionPrefix}openapi.json`,
     versionPrefix,
     filesPrefix,
+    health,
     fileUrl: (key: string) => `${filesPrefix}${key}`,
-    owns: (pathname: string) => pathname.startsWith(versionPrefix) || pathname.startsWith(filesPrefix),
-    patterns: [`${versionPrefix}capture`, `${versionPrefix}*`, `${filesPrefix}*`],
+    owns: (pathname: string) =>
+      pathname.startsWith(versionPrefix) || pathname.startsWith(filesPrefix) || pathname === health?.alive || pathname === health?.ready,
+    patterns: [`${versionPrefix}capture`, `${versionPrefix}*`, `${filesPrefix}*`, ...(health ? [health.alive, health.ready] : [])],
   });
 }

@@ -5,12 +5,17 @@ import { CaptureError } from '../core/errors.js';
 import { notFound } from './http-errors.js';
 
 /**
- * Serves a stored file with byte ranges (video players seek with them). The key is taken as the
- * raw path, never decoded: anything but `<folder>/<id>.<ext>` is simply not found.
+ * Serves a stored file with byte ranges (video players seek with them), or redirects to where the
+ * storage serves it itself (a presigned URL, which answers ranges too). The key is taken as the raw
+ * path, never decoded: anything but `<folder>/<id>.<ext>` is simply not found.
  */
 export async function serveFile(storage: CaptureStorage | undefined, key: string, request: HttpRequest, headOnly: boolean): Promise<HttpResponse> {
   const file = await storage?.get(key);
   if (!file) throw notFound('File not found or expired');
+  if (file.redirectUrl !== undefined) {
+    // The URL expires soon: the redirect must not outlive it in a cache.
+    return { status: 302, headers: { Location: file.redirectUrl, 'Cache-Control': 'no-store', 'Content-Length': '0' }, body: '' };
+  }
   const headers: Record<string, string> = {
     'Content-Type': file.contentType,
     'Accept-Ranges': 'bytes',

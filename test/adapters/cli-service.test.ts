@@ -19,10 +19,10 @@ beforeAll(async () => {
 });
 afterAll(async () => fixtures?.close());
 
-async function startService(adapter: string): Promise<{ child: ChildProcess; origin: string; output: () => string }> {
+async function startService(adapter: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; origin: string; output: () => string }> {
   const port = await closedPort();
   const child = spawn(process.execPath, [cli, 'serve', '--port', String(port), '--host', '127.0.0.1', '--adapter', adapter], {
-    env: { ...process.env, CAPTURE_API_KEYS: `${KEY}:PRO`, CAPTURE_ALLOW_PRIVATE_NETWORKS: 'true' },
+    env: { ...process.env, CAPTURE_API_KEYS: `${KEY}:PRO`, CAPTURE_ALLOW_PRIVATE_NETWORKS: 'true', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -57,6 +57,23 @@ describe.skipIf(!existsSync(cli))('the service (npm start)', () => {
     expect(await exited).toBe(0);
     expect(output()).not.toContain(KEY);
     expect(browsers.filter(isAlive)).toEqual([]);
+  });
+
+  it.each(['node', 'express', 'fastify', 'koa'])('on %s answers /healthz and /readyz, and Prometheus metrics on the metrics port', async (adapter) => {
+    const metricsPort = await closedPort();
+    const { child, origin } = await startService(adapter, { CAPTURE_METRICS_PORT: String(metricsPort), CAPTURE_LOG_LEVEL: 'warn' });
+    try {
+      expect(await (await fetch(`${origin}/healthz`)).json()).toEqual({ status: 'ok' });
+      expect(await (await fetch(`${origin}/readyz`)).json()).toEqual({ status: 'ready' });
+      const shot = await fetch(`${origin}/api/v1/capture?url=${encodeURIComponent(fixtures.url('/solid'))}&viewport_width=200&viewport_height=200`, { headers: { 'X-API-Key': KEY } });
+      expect(shot.status).toBe(200);
+      const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      expect(metrics).toContain('capture_requests_total{code="OK",format="png",scenario="static"} 1');
+    } finally {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
   });
 
   it('SIGTERM while Chromium starts closes it and leaves no profile behind', async () => {

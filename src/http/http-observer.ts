@@ -1,0 +1,27 @@
+/** What the HTTP service tells its observer (metrics) about each answered request. */
+export interface AnsweredRequest {
+  route: 'capture' | 'file' | 'openapi' | 'health' | 'other';
+  status: number;
+  /** The catalogue code of an error answer. */
+  code?: string;
+  /** Of a capture whose parameters were valid. */
+  format?: string;
+  scenario?: string;
+  /** Size of the captured file. */
+  bytes?: number;
+  /** Capture id and the caller's key id (never the key), for the access log. */
+  captureId?: string;
+  keyId?: string;
+  seconds: number;
+}
+
+/** Told about every answered request; implemented by the ops layer (Prometheus) or an app. */
+export interface HttpObserver {
+  answered(request: AnsweredRequest): void;
+}
+
+/** One thing the service needs to work (a store, the browser); readiness fails while it throws. */
+export interface ReadinessCheck {
+  name: string;
+  check(): Promise<void>;
+}

@@ -1,0 +1,61 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { CaptureObserver, PoolStats } from '../core/ports.js';
+import type { AnsweredRequest, HttpObserver } from '../http/http-observer.js';
+
+export interface CaptureMetrics {
+  /** The registry: serve it (`registry.metrics()`) or merge it into an app's own. */
+  readonly registry: Registry;
+  /** Give to `createCaptureEngine({ observer })`: phase durations. */
+  readonly engineObserver: CaptureObserver;
+  /** Give to `createCaptureHttp(engine, { observer })`: requests, rejections, bytes. */
+  readonly httpObserver: HttpObserver;
+  /** Reads queue depth, running captures and browser restarts from the engine on every scrape. */
+  watch(stats: () => PoolStats): void;
+}
+
+const PHASE_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+
+/**
+ * The service's Prometheus metrics (prom-client), in a registry of its own with the default Node
+ * metrics. Names: `capture_requests_total{code,format,scenario}`, `capture_duration_seconds{phase}`,
+ * `capture_queue_depth`, `capture_running`, `capture_browser_restarts_total`,
+ * `capture_limiter_rejections_total{reason}`, `capture_bytes_total`.
+ */
+export function createCaptureMetrics(options: { registry?: Registry; defaultMetrics?: boolean } = {}): CaptureMetrics {
+  const registry = options.registry ?? new Registry();
+  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
+  const requests = new Counter({ name: 'capture_requests_total', help: 'Capture requests answered, by catalogue code (OK for success), format and scenario', labelNames: ['code', 'format', 'scenario'], registers: [registry] });
+  const duration = new Histogram({ name: 'capture_duration_seconds', help: 'Time spent in each phase of a capture', labelNames: ['phase'], buckets: PHASE_BUCKETS, registers: [registry] });
+  const rejections = new Counter({ name: 'capture_limiter_rejections_total', help: 'Requests refused by the rate limit or the monthly quota', labelNames: ['reason'], registers: [registry] });
+  const bytes = new Counter({ name: 'capture_bytes_total', help: 'Bytes of captured files served or stored', registers: [registry] });
+  let stats: (() => PoolStats) | undefined;
+  new Gauge({ name: 'capture_queue_depth', help: 'Captures waiting for a browser context', registers: [registry], collect() { this.set(stats?.().queued ?? 0); } });
+  new Gauge({ name: 'capture_running', help: 'Captures running now', registers: [registry], collect() { this.set(stats?.().running ?? 0); } });
+  let restartsCounted = 0;
+  new Counter({
+    name: 'capture_browser_restarts_total',
+    help: 'Browsers launched again after the first (crash, disconnect or recycling)',
+    registers: [registry],
+    collect() {
+      const restarts = Math.max(0, (stats?.().launches ?? 0) - 1);
+      if (restarts > restartsCounted) this.inc(restarts - restartsCounted);
+      restartsCounted = Math.max(restartsCounted, restarts);
+    },
+  });
+
+  const answered = (request: AnsweredRequest): void => {
+    if (request.route !== 'capture') return;
+    requests.inc({ code: request.code ?? (request.status < 400 ? 'OK' : 'UNKNOWN'), format: request.format ?? 'none', scenario: request.scenario ?? 'none' });
+    if (request.code === 'RATE_LIMIT_EXCEEDED') rejections.inc({ reason: 'rate' });
+    if (request.code === 'QUOTA_EXCEEDED') rejections.inc({ reason: 'quota' });
+    if (request.bytes !== undefined && request.status < 400) bytes.inc(request.bytes);
+  };
+  return {
+    registry,
+    engineObserver: { phaseEnded: (phase, seconds) => duration.observe({ phase }, seconds) },
+    httpObserver: { answered },
+    watch(read) {
+      stats = read;
+    },
+  };
+}

@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRedis, type TestRedis } from '../helpers/redis-server.js';
+import { startService, type ServiceUnderTest } from './service-under-test.js';
+
+let redis: TestRedis | undefined;
+let service: ServiceUnderTest;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  const client = redis.client();
+  client.on('error', () => undefined);
+  service = await startService({}, { healthRoutes: true, readiness: [{ name: 'redis', check: async () => void (await client.ping()) }] });
+});
+afterAll(async () => {
+  await service?.close();
+  await redis?.stop();
+});
+
+describe('health and readiness', () => {
+  it('GET /healthz answers while the process lives; /readyz when the browser and the stores answer', async () => {
+    const alive = await fetch(`${service.origin}/healthz`);
+    expect([alive.status, await alive.json()]).toEqual([200, { status: 'ok' }]);
+    const ready = await fetch(`${service.origin}/readyz`);
+    expect([ready.status, await ready.json()]).toEqual([200, { status: 'ready' }]);
+    expect((await fetch(`${service.origin}/healthz`, { method: 'POST' })).status).toBe(405);
+  });
+
+  it('/readyz is 503 with the reason once a store is down', async () => {
+    await redis?.stop();
+    redis = undefined;
+    const ready = await fetch(`${service.origin}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toMatchObject({ status: 'not ready', failures: { redis: expect.any(String) } });
+    expect((await fetch(`${service.origin}/healthz`)).status).toBe(200);
+  });
+
+  it('a service mounted without healthRoutes leaves /healthz to the app', async () => {
+    const mounted = await startService({}, {});
+    try {
+      expect((await fetch(`${mounted.origin}/healthz`)).status).toBe(404);
+    } finally {
+      await mounted.close();
+    }
+  });
+});
