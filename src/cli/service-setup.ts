@@ -2,6 +2,8 @@ import { consoleLogger } from '../core/logger.js';
 import { createMemoryKeyStore, isTierName, redisLimiterStore, type CaptureHttpOptions, type MemoryKeyStore, type ReadinessCheck } from '../http/index.js';
 import { createCaptureMetrics, type CaptureMetrics } from '../ops/index.js';
 import type { CaptureEngineOptions } from '../engine-options.js';
+import type { Redis } from 'ioredis';
+import { firstKnown, managedKeyStoreFromEnv } from './key-stores.js';
 
 /** What `serve` builds from its flags and the environment, and what it must close at the end. */
 export interface ServiceSetup {
@@ -21,16 +23,22 @@ export async function serviceSetup(engineOptions: CaptureEngineOptions, metricsP
   const log = consoleLogger(level as (typeof LOG_LEVELS)[number]);
   const readiness: ReadinessCheck[] = [];
   const closers: (() => Promise<unknown>)[] = [];
-  const httpOptions: CaptureHttpOptions = { keyStore: keyStoreFromEnv(env), healthRoutes: true, readiness, log };
-
-  if (env.CAPTURE_REDIS_URL) {
+  let redis: Redis | undefined;
+  const connectRedis = async (): Promise<Redis> => {
+    if (redis) return redis;
     const { Redis } = await import('ioredis');
-    const redis = new Redis(env.CAPTURE_REDIS_URL, { enableOfflineQueue: false });
-    redis.on('error', () => undefined); // readiness reports it; a log line per retry would flood
-    httpOptions.limiterStore = redisLimiterStore(redis);
-    readiness.push({ name: 'redis', check: async () => void (await redis.ping()) });
-    closers.push(() => redis.quit().catch(() => redis.disconnect()));
-  }
+    const client = new Redis(env.CAPTURE_REDIS_URL as string, { enableOfflineQueue: false });
+    client.on('error', () => undefined); // readiness reports it; a log line per retry would flood
+    readiness.push({ name: 'redis', check: async () => void (await client.ping()) });
+    closers.push(() => client.quit().catch(() => client.disconnect()));
+    redis = client;
+    return client;
+  };
+  const managed = await managedKeyStoreFromEnv(env, connectRedis);
+  if (managed) closers.push(() => managed.close());
+  const operatorKeys = keyStoreFromEnv(env, managed === undefined);
+  const httpOptions: CaptureHttpOptions = { keyStore: managed ? firstKnown([operatorKeys, managed]) : operatorKeys, healthRoutes: true, readiness, log };
+  if (env.CAPTURE_REDIS_URL) httpOptions.limiterStore = redisLimiterStore(await connectRedis());
 
   const port = metricsPort ?? env.CAPTURE_METRICS_PORT;
   const metrics = port === undefined ? undefined : { metrics: createCaptureMetrics(), port: Number(port) };
@@ -45,8 +53,8 @@ export async function serviceSetup(engineOptions: CaptureEngineOptions, metricsP
   };
 }
 
-/** Keys from `CAPTURE_API_KEYS`, or one FREE key made for this run and shown once. */
-function keyStoreFromEnv(env: NodeJS.ProcessEnv): MemoryKeyStore {
+/** Keys from `CAPTURE_API_KEYS`; without them and without managed keys, one FREE key made for this run and shown once. */
+function keyStoreFromEnv(env: NodeJS.ProcessEnv, makeOneIfNone: boolean): MemoryKeyStore {
   const keyStore = createMemoryKeyStore();
   const configured = (env.CAPTURE_API_KEYS ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
   for (const entry of configured) {
@@ -55,7 +63,7 @@ function keyStoreFromEnv(env: NodeJS.ProcessEnv): MemoryKeyStore {
     if (separator <= 0 || !isTierName(tier)) throw new Error('CAPTURE_API_KEYS entries must look like <key>:<FREE|BASIC|PRO|ENTERPRISE>');
     keyStore.add(entry.slice(0, separator), tier);
   }
-  if (configured.length === 0) {
+  if (configured.length === 0 && makeOneIfNone) {
     const { key } = keyStore.create('FREE');
     // Shown once, on the terminal only; it is stored hashed and never logged.
     process.stdout.write(`No CAPTURE_API_KEYS set; created a FREE key for this run: ${key}\n`);

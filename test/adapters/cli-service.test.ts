@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,6 +8,7 @@ import { startFixtureServer, type FixtureServer } from '../helpers/fixture-serve
 import { closedPort } from '../helpers/ports.js';
 import { childProcesses, isAlive } from '../helpers/processes.js';
 import { decode, near } from '../helpers/pixels.js';
+import { until } from '../helpers/wait.js';
 
 /** The service as `npm start` runs it: built CLI, real port, keys from the environment. */
 const cli = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
@@ -73,6 +74,28 @@ describe.skipIf(!existsSync(cli))('the service (npm start)', () => {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       await exited;
+    }
+  });
+
+  it('accepts keys made with `capture-engine keys` and refuses them once revoked, without a restart', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'capture-engine-cli-keys-'));
+    const env = { ...process.env, CAPTURE_KEYS_FILE: path.join(dir, 'keys.json') };
+    const cliRun = (...args: string[]): string => execFileSync(process.execPath, [cli, ...args], { env, encoding: 'utf8' });
+    const made = cliRun('keys', 'create', '--tier', 'PRO', '--name', 'ci').trim();
+    const prefix = made.slice(0, made.lastIndexOf('_'));
+    const { child, origin } = await startService('node', { CAPTURE_KEYS_FILE: env.CAPTURE_KEYS_FILE });
+    try {
+      const shoot = (): Promise<number> => fetch(`${origin}/api/v1/capture?url=${encodeURIComponent(fixtures.url('/solid'))}&viewport_width=100&viewport_height=100`, { headers: { 'X-API-Key': made } }).then((r) => r.status);
+      expect(await shoot()).toBe(200);
+      expect(cliRun('keys', 'list')).toMatch(new RegExp(`^${prefix}\\tci\\tPRO\\t`, 'm'));
+      expect(cliRun('keys', 'list')).not.toContain(made);
+      cliRun('keys', 'revoke', prefix);
+      await until(async () => (await shoot()) === 401, 'the revocation to reach the running service');
+    } finally {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -1,0 +1,56 @@
+import { parseArgs } from 'node:util';
+import { isTierName, type ManagedKeyStore, type TierName } from '../http/index.js';
+import { managedKeyStoreFromEnv } from './key-stores.js';
+
+const USAGE = `capture-engine keys create --tier FREE|BASIC|PRO|ENTERPRISE [--name NAME]
+capture-engine keys list
+capture-engine keys revoke PREFIX
+capture-engine keys set-tier PREFIX TIER
+Keys live in CAPTURE_KEYS_FILE (a JSON file) or, without it, in Redis at CAPTURE_REDIS_URL.`;
+
+/** `capture-engine keys ...`: manage the keys a running service accepts, without restarting it. */
+export async function keys(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { tier: { type: 'string' }, name: { type: 'string' } } });
+  const [command, prefix, tier] = positionals;
+  let redis: import('ioredis').Redis | undefined;
+  const store = await managedKeyStoreFromEnv(env, async () => {
+    const { Redis } = await import('ioredis');
+    redis = new Redis(env.CAPTURE_REDIS_URL as string, { maxRetriesPerRequest: 1 });
+    return redis;
+  });
+  if (!store) throw new Error(`no key store: set CAPTURE_KEYS_FILE or CAPTURE_REDIS_URL\n${USAGE}`);
+  try {
+    await run(store, command, prefix, tier ?? values.tier, values.name);
+  } finally {
+    await store.close();
+    await redis?.quit();
+  }
+}
+
+async function run(store: ManagedKeyStore, command: string | undefined, prefix: string | undefined, tier: string | undefined, name: string | undefined): Promise<void> {
+  if (command === 'create') {
+    const { key, record } = await store.create(tierOf(tier), name);
+    // The only time the key is shown: it is stored as a SHA-256 digest.
+    process.stdout.write(`${key}\n`);
+    process.stderr.write(`created ${record.prefix} (${record.tier}${record.name ? `, ${record.name}` : ''}); the key above is shown only once\n`);
+    return;
+  }
+  if (command === 'list') {
+    const rows = (await store.list()).map((key) => [key.prefix, key.name ?? '', key.tier, key.created, key.revoked ?? ''].join('\t'));
+    process.stdout.write(`${['prefix', 'name', 'tier', 'created', 'revoked'].join('\t')}\n${rows.map((row) => `${row}\n`).join('')}`);
+    return;
+  }
+  if ((command === 'revoke' || command === 'set-tier') && prefix) {
+    const found = command === 'revoke' ? await store.revoke(prefix) : await store.setTier(prefix, tierOf(tier));
+    if (!found) throw new Error(`no key with prefix ${prefix}`);
+    process.stdout.write(`${command === 'revoke' ? 'revoked' : `tier set to ${tier}`}: ${prefix}\n`);
+    return;
+  }
+  throw new Error(USAGE);
+}
+
+function tierOf(value: string | undefined): TierName {
+  const tier = value?.toUpperCase() ?? '';
+  if (!isTierName(tier)) throw new Error(`--tier must be FREE, BASIC, PRO or ENTERPRISE, not ${value ?? 'nothing'}`);
+  return tier;
+}

@@ -1,0 +1,60 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFileKeyStore, createRedisKeyStore, type ManagedKeyStore } from '../../src/http/access/index.js';
+import { startRedis, type TestRedis } from '../helpers/redis-server.js';
+import { until } from '../helpers/wait.js';
+
+/** Keys made, re-tiered and revoked by one store (the CLI) reach the others (running services). */
+async function revocationReachesOtherInstances(admin: ManagedKeyStore, instances: ManagedKeyStore[]): Promise<void> {
+  const { key, record } = await admin.create('PRO', 'ci');
+  expect(key).toMatch(new RegExp(`^${record.prefix}_[A-Za-z0-9_-]{43}$`));
+  for (const instance of instances) {
+    await until(async () => (await instance.lookup(key)) !== undefined, 'the new key to reach a running instance');
+    expect(await instance.lookup(key)).toEqual({ id: record.prefix, tier: 'PRO', revoked: false });
+  }
+  expect(await admin.setTier(record.prefix, 'BASIC')).toBe(true);
+  expect(await admin.revoke(record.prefix)).toBe(true);
+  expect(await admin.revoke('ce_nosuchkey')).toBe(false);
+  for (const instance of instances) {
+    await until(async () => (await instance.lookup(key))?.revoked === true, 'the revocation to reach a running instance');
+  }
+  const listed = await admin.list();
+  expect(listed.find((entry) => entry.prefix === record.prefix)).toMatchObject({ tier: 'BASIC', name: 'ci', revoked: expect.any(String) });
+  expect(JSON.stringify(listed)).not.toContain(key);
+}
+
+describe('file key store', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'capture-engine-keys-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('creates keys shown once, stores digests only, and a running instance sees revocations', async () => {
+    const file = path.join(dir, 'keys.json');
+    const admin = createFileKeyStore(file);
+    const service = createFileKeyStore(file);
+    try {
+      await revocationReachesOtherInstances(admin, [service]);
+      expect(readFileSync(file, 'utf8')).toMatch(/"digest": "[0-9a-f]{64}"/);
+    } finally {
+      await admin.close();
+      await service.close();
+    }
+  });
+});
+
+describe('Redis key store', () => {
+  let redis: TestRedis;
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => redis?.stop());
+
+  it('shares keys between instances, and both refuse a revoked one', async () => {
+    const [admin, first, second] = [redis.client(), redis.client(), redis.client()].map((client) => createRedisKeyStore(client));
+    await revocationReachesOtherInstances(admin as ManagedKeyStore, [first as ManagedKeyStore, second as ManagedKeyStore]);
+  });
+});
