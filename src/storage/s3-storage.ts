@@ -1,5 +1,4 @@
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
@@ -95,8 +94,7 @@ export function s3Storage(options: S3StorageOptions): S3Storage {
   /** Puts still settling (an abandoned one cleans up after its capture has answered); close() waits for them. */
   const pending = new Set<Promise<unknown>>();
 
-  const uploadFile = async (path: string, params: PutObjectCommandInput, signal: AbortSignal | undefined): Promise<void> => {
-    const { size } = await stat(path);
+  const uploadFile = async (path: string, size: number, params: PutObjectCommandInput, signal: AbortSignal | undefined): Promise<void> => {
     const body = createReadStream(path);
     const upload = new Upload({ client, params: { ...params, Body: body, ContentLength: size } });
     // Ending the body rather than `upload.abort()`: abort() rejects done() at once, while parts are
@@ -112,11 +110,12 @@ export function s3Storage(options: S3StorageOptions): S3Storage {
     }
   };
 
-  const put = async (key: string, source: { data?: Buffer; path?: string }, contentType: string, signal: AbortSignal | undefined): Promise<void> => {
-    const params: PutObjectCommandInput = { Bucket: bucket, Key: objectKey(key), ContentType: contentType, Expires: new Date(now() + lifetimeMs) };
+  const put = async (key: string, source: { data?: Buffer; path?: string }, meta: { contentType: string; size: number }, signal: AbortSignal | undefined): Promise<void> => {
+    const params: PutObjectCommandInput = { Bucket: bucket, Key: objectKey(key), ContentType: meta.contentType, Expires: new Date(now() + lifetimeMs) };
     try {
       if (source.data) await client.send(new PutObjectCommand({ ...params, Body: source.data, ContentLength: source.data.length }));
-      else if (source.path) await uploadFile(source.path, params, signal);
+      // The size is the file's (the encoder measured it), so the upload knows its parts in advance.
+      else if (source.path) await uploadFile(source.path, meta.size, params, signal);
       else throw new Error('Nothing to store');
     } catch (error) {
       signal?.throwIfAborted();
@@ -183,7 +182,7 @@ export function s3Storage(options: S3StorageOptions): S3Storage {
     async put(key, source, meta, putOptions: StoragePutOptions = {}) {
       if (!isStorageKey(key)) throw new Error(`Invalid storage key ${key}`);
       putOptions.signal?.throwIfAborted();
-      const task = put(key, source, meta.contentType, putOptions.signal);
+      const task = put(key, source, meta, putOptions.signal);
       pending.add(task);
       void task.catch(() => undefined).finally(() => pending.delete(task));
       return task;
