@@ -1,4 +1,5 @@
 import { consoleLogger } from '../core/logger.js';
+import type { CaptureStorage } from '../core/storage.js';
 import { createMemoryKeyStore, isTierName, redisLimiterStore, type CaptureHttpOptions, type MemoryKeyStore, type ReadinessCheck } from '../http/index.js';
 import { createCaptureMetrics, type CaptureMetrics } from '../ops/index.js';
 import type { CaptureEngineOptions } from '../engine-options.js';
@@ -40,11 +41,17 @@ export async function serviceSetup(engineOptions: CaptureEngineOptions, metricsP
   const httpOptions: CaptureHttpOptions = { keyStore: managed ? firstKnown([operatorKeys, managed]) : operatorKeys, healthRoutes: true, readiness, log };
   if (env.CAPTURE_REDIS_URL) httpOptions.limiterStore = redisLimiterStore(await connectRedis());
 
+  const storage = await s3StorageFromEnvIfSet(env);
+  if (storage) {
+    // A key that is never stored: a reachable bucket answers "not found", a storage that is down throws.
+    readiness.push({ name: 'storage', check: async () => void (await storage.get('readyz/probe.png')) });
+  }
+
   const port = metricsPort ?? env.CAPTURE_METRICS_PORT;
   const metrics = port === undefined ? undefined : { metrics: createCaptureMetrics(), port: Number(port) };
   if (metrics) httpOptions.observer = metrics.metrics.httpObserver;
   return {
-    engineOptions: { ...engineOptions, log, observer: metrics?.metrics.engineObserver },
+    engineOptions: { ...engineOptions, log, observer: metrics?.metrics.engineObserver, ...(storage ? { storage } : {}) },
     httpOptions,
     metrics,
     close: async () => {
@@ -69,4 +76,11 @@ function keyStoreFromEnv(env: NodeJS.ProcessEnv, makeOneIfNone: boolean): Memory
     process.stdout.write(`No CAPTURE_API_KEYS set; created a FREE key for this run: ${key}\n`);
   }
   return keyStore;
+}
+
+/** S3-compatible storage when `CAPTURE_S3_BUCKET` is set; the AWS SDK is loaded only then. */
+async function s3StorageFromEnvIfSet(env: NodeJS.ProcessEnv): Promise<CaptureStorage | undefined> {
+  if (!env.CAPTURE_S3_BUCKET) return undefined;
+  const { s3StorageFromEnv } = await import('../storage/s3-storage.js');
+  return s3StorageFromEnv(env);
 }

@@ -9,6 +9,7 @@ import { closedPort } from '../helpers/ports.js';
 import { childProcesses, isAlive } from '../helpers/processes.js';
 import { decode, near } from '../helpers/pixels.js';
 import { until } from '../helpers/wait.js';
+import { startS3rver } from '../helpers/s3rver.js';
 
 /** The service as `npm start` runs it: built CLI, real port, keys from the environment. */
 const cli = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
@@ -96,6 +97,36 @@ describe.skipIf(!existsSync(cli))('the service (npm start)', () => {
       child.kill('SIGTERM');
       await exited;
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('stores in S3 with CAPTURE_S3_* and reports the bucket in /readyz', async () => {
+    const s3 = await startS3rver();
+    const { child, origin } = await startService('node', {
+      CAPTURE_S3_BUCKET: s3.bucket,
+      CAPTURE_S3_ENDPOINT: s3.endpoint,
+      CAPTURE_S3_REGION: s3.connection.region,
+      CAPTURE_S3_FORCE_PATH_STYLE: 'true',
+      AWS_ACCESS_KEY_ID: s3.credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey,
+    });
+    try {
+      const stored = await fetch(`${origin}/api/v1/capture?url=${encodeURIComponent(fixtures.url('/solid'))}&viewport_width=100&viewport_height=100&response_type=json`, { headers: { 'X-API-Key': KEY } });
+      const body = (await stored.json()) as { url: string; size: number };
+      expect(stored.status).toBe(200);
+      expect(await s3.keys()).toHaveLength(1);
+      const file = await fetch(`${origin}${body.url}`);
+      expect([file.status, (await file.arrayBuffer()).byteLength]).toEqual([200, body.size]);
+      expect((await fetch(`${origin}/readyz`)).status).toBe(200);
+      await s3.close();
+      const ready = await fetch(`${origin}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toMatchObject({ failures: { storage: expect.any(String) } });
+    } finally {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      await s3.close().catch(() => undefined);
     }
   });
 
