@@ -34,6 +34,16 @@ export class CaptureHttp {
     this.bodyLimit = this.options.bodyLimit;
   }
 
+  /** `GET /healthz`'s answer, for an app that serves health under its own routes. */
+  alive(): HttpResponse {
+    return alive();
+  }
+
+  /** `GET /readyz`'s answer: the browser connected and the `readiness` checks passing, else 503. */
+  ready(): Promise<HttpResponse> {
+    return ready(this.engine.stats, this.options.readiness ?? []);
+  }
+
   /** Whether a path belongs to this interface; adapters pass every other path on untouched. */
   ownsPath(pathname: string): boolean {
     return this.routes.owns(pathname);
@@ -66,7 +76,7 @@ export class CaptureHttp {
     if (routes.health && (target.pathname === routes.health.alive || target.pathname === routes.health.ready)) {
       note.route = 'health';
       if (method !== 'GET' && method !== 'HEAD') return this.reject(request, query, methodNotAllowed('GET, HEAD'));
-      return target.pathname === routes.health.alive ? alive() : ready(this.engine.stats, this.options.readiness ?? []);
+      return target.pathname === routes.health.alive ? this.alive() : this.ready();
     }
     if (target.pathname === routes.openApi) {
       note.route = 'openapi';

@@ -63,7 +63,7 @@ export function resolveHttpOptions(options: CaptureHttpOptions, engine: { storag
     storage: options.storage ?? engine.storage,
     log: options.log ?? engine.log,
     observer: options.observer,
-    readiness: options.healthRoutes ? (options.readiness ?? []) : undefined,
+    readiness: options.readiness,
   };
 }
 

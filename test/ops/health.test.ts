@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCaptureHttp } from '../../src/index.js';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { startService, type ServiceUnderTest } from './service-under-test.js';
 
@@ -34,10 +35,13 @@ describe('health and readiness', () => {
     expect((await fetch(`${service.origin}/healthz`)).status).toBe(200);
   });
 
-  it('a service mounted without healthRoutes leaves /healthz to the app', async () => {
+  it('a service mounted without healthRoutes leaves /healthz to the app, which can serve the same answers', async () => {
     const mounted = await startService({}, {});
     try {
       expect((await fetch(`${mounted.origin}/healthz`)).status).toBe(404);
+      const http = createCaptureHttp(mounted.engine, { readiness: [{ name: 'queue', check: async () => undefined }] });
+      expect(http.alive()).toMatchObject({ status: 200, body: '{"status":"ok"}' });
+      expect(await http.ready()).toMatchObject({ status: 200, body: '{"status":"ready"}' });
     } finally {
       await mounted.close();
     }

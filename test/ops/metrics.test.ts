@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCaptureMetrics, startMetricsServer, type CaptureMetrics } from '../../src/index.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { startService, type ServiceUnderTest } from './service-under-test.js';
+import { until } from '../helpers/wait.js';
 
 const KEY = 'ce_metrics_test_0123456789abcdef';
 let fixtures: FixtureServer;
@@ -43,6 +44,8 @@ describe('Prometheus metrics', () => {
     const size = (await shot.arrayBuffer()).byteLength;
     expect((await capture('url=https://a.example')).status).toBe(401);
     for (let i = 0; i < 3; i++) await capture('url=nope', KEY);
+    // A capture's slot is held until its context has closed, a moment after the answer.
+    await until(() => service.engine.stats.running === 0, 'the capture\'s context to close');
 
     const port = (metricsServer.address() as AddressInfo).port;
     const response = await fetch(`http://127.0.0.1:${port}/metrics`);
