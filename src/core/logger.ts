@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import pino from 'pino';
 
 /**
@@ -25,10 +26,36 @@ export const REDACTED_PATHS = [
 ];
 
 /**
- * JSON lines on stderr through pino. Writes are asynchronous (a write per request was a fifth of
- * the cost of turning a request away under load); pino flushes what is pending when the process
- * exits, so a crash loses nothing already logged.
+ * Where the console logger's lines go: those of one event-loop turn leave in one synchronous write
+ * to stderr (a write per request was a fifth of the cost of turning a request away under load),
+ * and what is pending at exit is written then. Synchronous on purpose: an asynchronous write still
+ * in flight when the process exits is lost.
  */
+function batchedStderr(): { write(line: string): void } {
+  const pending: string[] = [];
+  let scheduled = false;
+  const flush = (): void => {
+    scheduled = false;
+    if (pending.length === 0) return;
+    const text = pending.join('');
+    pending.length = 0;
+    writeSync(2, text);
+  };
+  process.once('exit', flush);
+  return {
+    write(line) {
+      pending.push(line);
+      if (scheduled) return;
+      scheduled = true;
+      setImmediate(flush);
+    },
+  };
+}
+
+/** One for the process, however many loggers write to it. */
+let stderrLines: { write(line: string): void } | undefined;
+
+/** JSON lines on stderr through pino, keys redacted; nothing logged is lost when the process exits. */
 export function consoleLogger(level: 'info' | 'warn' | 'error' = 'info'): Logger {
   return pino(
     {
@@ -39,7 +66,7 @@ export function consoleLogger(level: 'info' | 'warn' | 'error' = 'info'): Logger
       formatters: { level: (label) => ({ level: label }) },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     },
-    pino.destination({ dest: 2, sync: false }),
+    (stderrLines ??= batchedStderr()),
   );
 }
 
