@@ -43,13 +43,15 @@ describe.skipIf(!existsSync(cli))('the service (npm start)', () => {
     const { child, origin, output } = await startService(adapter);
     const browsers = childProcesses(child.pid as number, 'chromium');
     expect(browsers.length).toBeGreaterThan(0);
+    const loaded = fixtures.hits('/solid');
     const running = fetch(`${origin}/api/v1/capture?url=${encodeURIComponent(fixtures.url('/solid'))}&delay=2000&viewport_width=200&viewport_height=200`, {
       headers: { 'X-API-Key': KEY },
     });
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    // SIGTERM once the capture runs (its page was fetched), new requests once the service drains.
+    await until(() => fixtures.hits('/solid') > loaded, 'the capture to load its page');
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await until(() => output().includes('shutting down'), 'the service to start draining');
     // New work is refused: the listener is closed, and a kept-alive connection gets 503.
     const refused = await fetch(`${origin}/api/v1/capture?url=${encodeURIComponent(fixtures.url('/solid'))}`, { headers: { 'X-API-Key': KEY } }).then((r) => r.status, () => 'refused');
     expect([503, 'refused']).toContain(refused);
@@ -83,7 +85,7 @@ describe.skipIf(!existsSync(cli))('the service (npm start)', () => {
     const env = { ...process.env, CAPTURE_KEYS_FILE: path.join(dir, 'keys.json') };
     const cliRun = (...args: string[]): string => execFileSync(process.execPath, [cli, ...args], { env, encoding: 'utf8' });
     const made = cliRun('keys', 'create', '--tier', 'PRO', '--name', 'ci').trim();
-    const prefix = made.slice(0, made.lastIndexOf('_'));
+    const prefix = made.slice(0, 'ce_'.length + 8); // 48 random bits, base64url: may hold '_' itself
     const { child, origin } = await startService('node', { CAPTURE_KEYS_FILE: env.CAPTURE_KEYS_FILE });
     try {
       const shoot = (): Promise<number> => fetch(`${origin}/api/v1/capture?url=${encodeURIComponent(fixtures.url('/solid'))}&viewport_width=100&viewport_height=100`, { headers: { 'X-API-Key': made } }).then((r) => r.status);
