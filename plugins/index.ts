@@ -1,5 +1,7 @@
 import type { CapturePlugin } from '../src/core/types.js';
 import { geolocation } from './geolocation/index.js';
+import { pageOptions } from './page-options/index.js';
+import { pageActions } from './page-actions/index.js';
 import { hideSelectors } from './hide-selectors/index.js';
 import { blockAds, type BlockAdsOptions } from './block-ads/index.js';
 import { blockCookies, type BlockCookiesOptions } from './block-cookies/index.js';
@@ -9,7 +11,7 @@ import { scrollScenario } from './scenario-scroll/index.js';
 import { recordScenario } from './scenario-record/index.js';
 import { encodeVideo } from './encode-video/index.js';
 
-export { geolocation, hideSelectors, blockAds, blockCookies, staticScenario, encodeImage, scrollScenario, recordScenario, encodeVideo };
+export { geolocation, pageOptions, pageActions, hideSelectors, blockAds, blockCookies, staticScenario, encodeImage, scrollScenario, recordScenario, encodeVideo };
 export type { BlockAdsOptions, BlockCookiesOptions };
 
 /** What the built-in plugins take from `createCaptureEngine`'s options. */
@@ -27,14 +29,16 @@ export interface DefaultPluginOptions {
 }
 
 /**
- * The built-in plugins, in the order their stages run within a phase. Blocking runs before
- * hiding, so a caller's selectors apply to what blocking left.
+ * The built-in plugins, in the order their stages run within a phase. Blocking runs before the
+ * caller's actions (wait, click, styles, scripts) and hiding, so they apply to what blocking left.
  */
 export function defaultPlugins(options: DefaultPluginOptions = {}): CapturePlugin[] {
   return [
     geolocation(),
+    pageOptions(),
     blockAds(options.adBlocking),
     blockCookies(options.cookieBanners),
+    pageActions(),
     hideSelectors(),
     staticScenario({ maxFullPageHeight: options.maxFullPageHeight, maxFullPageBytes: options.maxFullPageBytes }),
     encodeImage(),

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { FORMATS, type CaptureFormat } from './formats.js';
-import type { EncodedOutput } from './types.js';
+import type { EncodedOutput, PageMetadata } from './types.js';
 
 /** What `engine.capture()` returns. Images live in memory; videos in a temporary file until disposed. */
 export interface CaptureResult {
@@ -21,6 +21,8 @@ export interface CaptureResult {
   url?: string;
   /** The stored file's key in the engine's storage (only with `response_type: 'json'`). */
   storageKey?: string;
+  /** What the page says about itself (only with `metadata: true`). */
+  page?: PageMetadata;
   /** The bytes, for images (videos: use `stream()` or `buffer()`). */
   data?: Buffer;
   stream(): Readable;

@@ -69,6 +69,7 @@ async function navigate(ctx: CaptureContext, egress: EgressGuard): Promise<void>
     const refused = refusal();
     if (refused) throw refused;
     ctx.response = response ? { status: response.status(), url: response.url() } : null;
+    if (params.fail_on_http_error && ctx.response && ctx.response.status >= 400) throw captureErrors.httpStatus(ctx.response.status);
     if (tracker && idleLimit !== undefined) await tracker.waitForIdle(idleLimit, NETWORK_IDLE_MS, ctx.signal);
   } finally {
     page.off('request', onRequest);

@@ -35,5 +35,13 @@ export const captureErrors = {
       cause,
     }),
 
+  /** `fail_on_http_error`: the main document answered with an error status. */
+  httpStatus: (status: number) =>
+    new CaptureError('CAPTURE_FAILED', `The page answered HTTP ${status}`, { details: { reason: 'http_status', status } }),
+
+  /** A selector the page never matched (or never showed) within the capture's budget. */
+  elementNotFound: (param: string, selector: string) =>
+    new CaptureError('ELEMENT_NOT_FOUND', `No visible element matches ${param} '${selector}'`, { details: { param, selector } }),
+
   internal: (message: string, cause?: unknown) => new CaptureError('INTERNAL_ERROR', message, { cause }),
 };

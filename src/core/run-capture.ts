@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import { PHASES, type CaptureContext, type EncodedOutput } from './types.js';
+import { PHASES, type CaptureContext, type EncodedOutput, type PageMetadata } from './types.js';
 import type { CaptureParams } from './schema.js';
 import type { Deadline } from './deadline.js';
 import { abortable, sleep, throwIfAborted } from './deadline.js';
@@ -23,6 +23,7 @@ export interface CaptureRun {
 export interface RunOutcome {
   output: EncodedOutput;
   stored?: { key: string; url: string };
+  metadata?: PageMetadata;
 }
 
 /**
@@ -67,7 +68,7 @@ export async function runCapture({ id, params, deadline, lease, pipeline, log, o
     }
     if (!ctx.output) throw captureErrors.internal(`No stage produced a ${FORMATS[params.format].extension} output`);
     handedOver = true;
-    return { output: ctx.output, stored: ctx.stored };
+    return { output: ctx.output, stored: ctx.stored, metadata: ctx.metadata };
   } finally {
     if (!handedOver && ctx.output?.path) cleanups.push(() => rm(ctx.output?.path as string, { force: true }));
     for (const cleanup of cleanups.reverse()) {

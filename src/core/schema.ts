@@ -1,8 +1,10 @@
 import Type, { type Static, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import { CaptureError } from './errors.js';
-import { FORMATS, isVideoFormat, type CaptureFormat } from './formats.js';
+import { FORMATS, type CaptureFormat } from './formats.js';
 import { captureErrors } from './error-factories.js';
+import { PAGE_OPTION_CHECKS, PAGE_OPTION_PROPERTIES } from './schema-page-options.js';
+import { applyImpliedDefaults, checkCombinations } from './schema-rules.js';
 
 export const WAIT_UNTIL = ['load', 'domcontentloaded', 'networkidle0', 'networkidle2'] as const;
 
@@ -46,6 +48,7 @@ export const CaptureParamsSchema = Type.Object(
     longitude: Type.Optional(Type.Number({ minimum: -180, maximum: 180, description: 'Geolocation longitude (PRO and ENTERPRISE).' })),
     wait_until: Type.Enum([...WAIT_UNTIL], { default: 'domcontentloaded', description: 'When the page counts as ready.' }),
     delay: Type.Integer({ minimum: 0, maximum: 60000, default: 0, description: 'Extra wait in ms after the page is ready and cleaned.' }),
+    ...PAGE_OPTION_PROPERTIES,
   },
   { additionalProperties: true },
 );
@@ -119,13 +122,15 @@ export function parseCaptureParams(raw: Readonly<Record<string, unknown>>): Capt
     if (typed === undefined || !Value.Check(schema, typed)) {
       throw invalid(name, `expected ${allowedFor(name)}, got ${describe(value)}`);
     }
+    const problem = PAGE_OPTION_CHECKS[name as keyof typeof PAGE_OPTION_CHECKS]?.(typed as string);
+    if (problem !== undefined) throw invalid(name, problem);
     given.set(name, typed);
   }
 
   const url = given.get('url');
   if (typeof url !== 'string' || url.length === 0) throw invalid('url', 'missing');
   applyImpliedDefaults(given);
-  checkCombinations(given);
+  checkCombinations(given, invalid);
 
   const params = Object.create(null) as Record<string, unknown>;
   for (const name of PARAM_NAMES) {
@@ -148,39 +153,6 @@ export function isValidatedParams(value: object): value is CaptureParams {
 function describe(value: unknown): string {
   const text = typeof value === 'string' ? JSON.stringify(value) : typeof value === 'object' ? typeof value : String(value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
-}
-
-/** As the README says: a video format alone implies `scroll`; a video scenario alone implies `mp4`. */
-function applyImpliedDefaults(given: Map<keyof CaptureParams, unknown>): void {
-  const format = given.get('format') as CaptureFormat | undefined;
-  const scenario = given.get('scenario') as CaptureParams['scenario'] | undefined;
-  if (format && isVideoFormat(format) && scenario === undefined) given.set('scenario', 'scroll');
-  if ((scenario === 'scroll' || scenario === 'record') && format === undefined) given.set('format', 'mp4');
-}
-
-function checkCombinations(given: Map<keyof CaptureParams, unknown>): void {
-  const format = (given.get('format') ?? 'png') as CaptureFormat;
-  const scenario = (given.get('scenario') ?? 'static') as CaptureParams['scenario'];
-  const video = isVideoFormat(format);
-  if (video !== (scenario !== 'static')) {
-    throw new CaptureError(
-      'INCOMPATIBLE_PARAMETERS',
-      video
-        ? `format '${format}' is a video and needs scenario 'scroll' or 'record', not '${scenario}'`
-        : `scenario '${scenario}' makes a video and needs format 'mp4' or 'webm', not '${format}'`,
-      { details: { params: ['format', 'scenario'] } },
-    );
-  }
-  if (video && given.get('full_page') === true) {
-    throw new CaptureError('INCOMPATIBLE_PARAMETERS', `full_page applies to images only, not to format '${format}'`, {
-      details: { params: ['full_page', 'format'] },
-    });
-  }
-  const hasLatitude = given.has('latitude');
-  if (hasLatitude !== given.has('longitude')) {
-    const missing = hasLatitude ? 'longitude' : 'latitude';
-    throw invalid(missing, `latitude and longitude go together; '${missing}' is missing`);
-  }
 }
 
 /** The request schema as plain JSON Schema (draft 2020-12 compatible), for clients and docs. */

@@ -51,6 +51,15 @@ export interface EncodedOutput {
   clippedFrom?: number;
 }
 
+/** `metadata=true`: what the page says about itself. */
+export interface PageMetadata {
+  title: string;
+  final_url: string;
+  status: number | null;
+  description: string | null;
+  og_image: string | null;
+}
+
 /** One state object per capture, handed to every stage. */
 export interface CaptureContext {
   readonly id: string;
@@ -69,6 +78,8 @@ export interface CaptureContext {
   response?: { status: number; url: string } | null;
   captured?: ImageArtifact | FrameStream;
   output?: EncodedOutput;
+  /** What the page says about itself, when `metadata` was asked for. */
+  metadata?: PageMetadata;
   /** The stored file's key and where it is served, when `store` ran. */
   stored?: { key: string; url: string };
   /** Free-form state plugins share with each other, keyed by plugin name. */

@@ -27,7 +27,8 @@ export async function captureResponse(result: CaptureResult, asJson: boolean, he
     await result.dispose();
     const url = result.storageKey === undefined ? result.url : fileUrl(result.storageKey);
     const clipped = result.clippedFrom === undefined ? {} : { clipped_from: result.clippedFrom };
-    return json(200, headers, { url, size: result.size, format: result.format.toUpperCase(), status: 'completed', id: result.id, ...clipped });
+    const page = result.page === undefined ? {} : { page: result.page };
+    return json(200, headers, { url, size: result.size, format: result.format.toUpperCase(), status: 'completed', id: result.id, ...clipped, ...page });
   }
   Object.assign(headers, {
     'Content-Type': result.contentType,

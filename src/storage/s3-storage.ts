@@ -20,6 +20,7 @@ import { isStorageKey, type CaptureStorage, type StoragePutOptions, type StoredF
 import { contentTypeOf } from '../core/formats.js';
 import { DEFAULTS } from '../core/defaults.js';
 import { asStorageFailure, isMissing, isNotImplemented } from './s3-errors.js';
+import { createS3Client, flag, normalizePrefix } from './s3-client.js';
 
 interface S3StorageSettings {
   /** The bucket, which must exist. */
@@ -70,9 +71,6 @@ export type S3Storage = CaptureStorage & {
   sweep(): Promise<number>;
 };
 
-/** Connections that do not open, and sockets that stay silent, count as a storage that is down. */
-const CONNECT_TIMEOUT_MS = 5_000;
-const SOCKET_TIMEOUT_MS = 60_000;
 const PRESIGN_EXPIRES_IN_S = 300;
 
 /**
@@ -236,31 +234,4 @@ export function s3StorageFromEnv(
     forcePathStyle: flag('CAPTURE_S3_FORCE_PATH_STYLE', value('CAPTURE_S3_FORCE_PATH_STYLE')),
     presign: flag('CAPTURE_S3_PRESIGN', value('CAPTURE_S3_PRESIGN')),
   });
-}
-
-function flag(name: string, value: string | undefined): boolean | undefined {
-  if (value === undefined) return undefined;
-  if (value === 'true' || value === '1') return true;
-  if (value === 'false' || value === '0') return false;
-  throw new Error(`${name} must be true or false (1 or 0), not '${value}'`);
-}
-
-function createS3Client(options: S3Connection): S3Client {
-  return new S3Client({
-    endpoint: options.endpoint,
-    region: options.region ?? (options.endpoint ? 'us-east-1' : undefined),
-    forcePathStyle: options.forcePathStyle,
-    credentials: options.credentials,
-    // Newer SDKs add CRC checksums to every request and check them on every response by default,
-    // which most S3-compatible servers refuse or do not send.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-    requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, socketTimeout: SOCKET_TIMEOUT_MS },
-  });
-}
-
-/** `captures`, `/captures/` → `captures/`; none → ''. */
-function normalizePrefix(prefix: string | undefined): string {
-  const trimmed = (prefix ?? '').replace(/^\/+|\/+$/g, '');
-  return trimmed ? `${trimmed}/` : '';
 }

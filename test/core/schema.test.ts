@@ -34,7 +34,23 @@ describe('request schema', () => {
       scroll_by: 1000,
       wait_until: 'domcontentloaded',
       delay: 0,
+      dark_mode: false,
+      reduced_motion: false,
+      omit_background: false,
+      fail_on_http_error: false,
+      metadata: false,
     });
+  });
+
+  it('checks time zones and language tags, and the rules between the new parameters', () => {
+    expect(parseCaptureParams({ url, timezone: 'Europe/Paris', locale: 'fr-FR' })).toMatchObject({ timezone: 'Europe/Paris', locale: 'fr-FR' });
+    expect(errorOf({ url, timezone: 'Mars/Olympus' })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'timezone' } });
+    expect(errorOf({ url, locale: 'not a tag' })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'locale' } });
+    expect(errorOf({ url, device_scale_factor: '4' })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'device_scale_factor' } });
+    expect(errorOf({ url, clip_x: 0, clip_y: 0, clip_width: 10 })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'clip_height' } });
+    expect(errorOf({ url, selector: '#a', full_page: true })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['selector', 'full_page'] } });
+    expect(errorOf({ url, selector: '#a', format: 'mp4' })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['selector', 'format'] } });
+    expect(errorOf({ url, omit_background: true, format: 'jpg' })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['omit_background', 'format'] } });
   });
 
   it('coerces query strings: integers, numbers and booleans (true/false/1/0)', () => {

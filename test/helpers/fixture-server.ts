@@ -114,6 +114,31 @@ const routes: Record<string, Handler> = {
     const font = readFileSync(execFileSync('fc-match', ['-f', '%{file}', 'sans:bold'], { encoding: 'utf8' }));
     setTimeout(() => res.writeHead(200, { 'Content-Type': 'font/ttf', 'Content-Length': font.length }).end(font), Number(q.get('ms') ?? 800));
   },
+  '/media': (_req, res) => html(res, '<style>body{background:#ff0000;height:100vh} @media (prefers-color-scheme: dark){body{background:#00ff00}}</style><body></body>'),
+  '/motion': (_req, res) =>
+    // A 20 s fade from red to blue; with reduced motion the page asks for green instead.
+    html(res, `<style>@keyframes fade { from { background: #ff0000 } to { background: #0000ff } }
+      body { height: 100vh; animation: fade 20s linear forwards } @media (prefers-reduced-motion: reduce) { body { background: #00ff00; animation: none } }</style><body></body>`),
+  '/slow-fade': (_req, res) =>
+    html(res, '<style>@keyframes fade { from { background: #ff0000 } to { background: #0000ff } } body { height: 100vh; animation: fade 20s linear forwards }</style><body></body>'),
+  '/env': (req, res, q) => {
+    // Green when what the page sees matches `expect` for `kind` (ua, lang, tz, accept-language).
+    const seen = { 'accept-language': String(req.headers['accept-language'] ?? '') };
+    html(res, `<body style="background:#ff0000;height:100vh"><script>
+      const seen = { ua: navigator.userAgent, lang: navigator.language, tz: Intl.DateTimeFormat().resolvedOptions().timeZone, ...${JSON.stringify(seen)} };
+      if (seen[${JSON.stringify(q.get('kind'))}].startsWith(${JSON.stringify(q.get('expect') ?? '')})) document.body.style.background = '#00ff00';
+    </script></body>`);
+  },
+  '/late-element': (_req, res) =>
+    html(res, `<body style="background:#ff0000;height:100vh"><script>setTimeout(() => {
+      const late = document.createElement('div'); late.id = 'late'; late.textContent = 'here'; document.body.append(late); document.body.style.background = '#00ff00';
+    }, 400);</script></body>`),
+  '/click': (_req, res) =>
+    html(res, '<body style="background:#ff0000;height:100vh"><button id="go" style="width:100px;height:40px" onclick="document.body.style.background=\'#00ff00\'">go</button></body>'),
+  '/box': (_req, res) =>
+    html(res, '<body style="background:#ffffff;height:2000px"><div id="box" style="position:absolute;left:50px;top:1200px;width:150px;height:80px;background:#0000ff"></div><div id="dot" style="position:absolute;left:0;top:0;width:10px;height:10px;background:#ff0000"></div></body>'),
+  '/meta': (_req, res) =>
+    html(res, '<title>Metadata page</title><meta name="description" content="A page about itself"><meta property="og:image" content="https://img.example/og.png"><body>meta</body>'),
   '/status': (_req, res, q) => html(res, '<body style="background:#0000ff;height:100vh">error page</body>', Number(q.get('code') ?? 404)),
   '/redirect': (_req, res, q) => {
     res.writeHead(302, { Location: q.get('to') ?? '/solid' }).end();

@@ -1,0 +1,79 @@
+import type { CaptureContext, CapturePlugin } from '../../src/core/types.js';
+import { captureErrors } from '../../src/core/error-factories.js';
+import { allowedFor } from '../../src/core/schema.js';
+import { visible } from '../shared/visible-element.js';
+
+/**
+ * What the caller asks done to the page once it is ready, before blocking leftovers are hidden and
+ * before `delay`: wait for an element, click one, inject styles, run a script. Every wait is
+ * bounded by the capture's deadline.
+ */
+export function pageActions(): CapturePlugin {
+  return {
+    name: 'page-actions',
+    stages: [
+      {
+        name: 'wait-for-selector',
+        phase: 'settle',
+        when: (params) => params.wait_for_selector !== undefined,
+        run: async (ctx) => void (await visible(ctx, 'wait_for_selector', ctx.params.wait_for_selector as string)),
+      },
+      {
+        name: 'click',
+        phase: 'settle',
+        when: (params) => params.click !== undefined,
+        run: async (ctx) => {
+          const element = await visible(ctx, 'click', ctx.params.click as string);
+          await element.click({ timeout: ctx.remaining() });
+        },
+      },
+      {
+        name: 'styles',
+        phase: 'settle',
+        when: (params) => params.styles !== undefined && params.styles.length > 0,
+        run: async ({ page, params }) => void (await page.addStyleTag({ content: params.styles as string })),
+      },
+      {
+        name: 'scripts',
+        phase: 'settle',
+        when: (params) => params.scripts !== undefined && params.scripts.length > 0,
+        run: runScript,
+      },
+      {
+        name: 'metadata',
+        phase: 'capture',
+        when: (params) => params.metadata && params.response_type === 'json',
+        run: async (ctx) => {
+          const page = await ctx.page.evaluate(() => {
+            const meta = (selector: string): string | null => document.querySelector<HTMLMetaElement>(selector)?.content ?? null;
+            return { title: document.title, final_url: location.href, description: meta('meta[name="description"]') ?? meta('meta[property="og:description"]'), og_image: meta('meta[property="og:image"]') };
+          });
+          ctx.metadata = { ...page, status: ctx.response?.status ?? null };
+        },
+      },
+      {
+        name: 'finish-animations',
+        phase: 'settle',
+        when: (params) => params.reduced_motion,
+        run: async ({ page }) =>
+          page.evaluate(() => {
+            for (const animation of document.getAnimations()) {
+              const end = animation.effect?.getComputedTiming().endTime;
+              if (typeof end === 'number' && Number.isFinite(end)) animation.finish();
+            }
+          }),
+      },
+    ],
+  };
+}
+
+/** The caller's script, as the body of an async function in the page; its failure is the caller's (400). */
+async function runScript(ctx: CaptureContext): Promise<void> {
+  try {
+    await ctx.page.evaluate(`(async () => {\n${ctx.params.scripts as string}\n})()`);
+  } catch (error) {
+    if (ctx.signal.aborted) throw error;
+    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    throw captureErrors.invalidParameter('scripts', `Invalid parameter 'scripts': it failed in the page: ${reason}`, allowedFor('scripts'));
+  }
+}

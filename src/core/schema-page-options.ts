@@ -1,0 +1,48 @@
+import Type from 'typebox';
+
+const SELECTOR = { maxLength: 1024 };
+
+/**
+ * The page options of a capture beyond the original interface: how the page is emulated, what is
+ * done to it before the shot, and which part of it is taken. Part of the one request schema.
+ */
+export const PAGE_OPTION_PROPERTIES = {
+  device_scale_factor: Type.Optional(Type.Number({ minimum: 1, maximum: 3, description: 'Output pixels per CSS pixel (retina: 2); the viewport and full page keep their CSS size. Default 1.' })),
+  dark_mode: Type.Boolean({ default: false, description: 'Emulate `prefers-color-scheme: dark`.' }),
+  reduced_motion: Type.Boolean({ default: false, description: 'Emulate `prefers-reduced-motion: reduce` and finish running CSS animations and transitions.' }),
+  user_agent: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'User-Agent header and `navigator.userAgent`. Default: Chromium\'s.' })),
+  locale: Type.Optional(Type.String({ minLength: 2, maxLength: 35, description: 'BCP 47 language tag for `navigator.language` and `Accept-Language`. Default en-US.' })),
+  timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone the page sees (e.g. Europe/Paris). Default: the server\'s.' })),
+  wait_for_selector: Type.Optional(Type.String({ ...SELECTOR, minLength: 1, description: 'Wait until an element matching this CSS selector is attached and visible (else 422 ELEMENT_NOT_FOUND).' })),
+  click: Type.Optional(Type.String({ ...SELECTOR, minLength: 1, description: 'Click the element matching this CSS selector once the page is ready, before hiding and delay (else 422).' })),
+  selector: Type.Optional(Type.String({ ...SELECTOR, minLength: 1, description: 'Capture only the box of the element matching this CSS selector (else 422 ELEMENT_NOT_FOUND).' })),
+  styles: Type.Optional(Type.String({ maxLength: 32 * 1024, description: 'CSS injected into the page before the capture.' })),
+  scripts: Type.Optional(Type.String({ maxLength: 32 * 1024, description: 'JavaScript run in the page once it is ready (its requests still pass the egress guard).' })),
+  omit_background: Type.Boolean({ default: false, description: 'Transparent background where the page sets none (png and webp).' }),
+  clip_x: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Left of the rectangle of the page to capture, CSS px (with clip_y, clip_width, clip_height).' })),
+  clip_y: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Top of the rectangle to capture, CSS px.' })),
+  clip_width: Type.Optional(Type.Integer({ minimum: 1, maximum: 16_384, description: 'Width of the rectangle to capture, CSS px.' })),
+  clip_height: Type.Optional(Type.Integer({ minimum: 1, maximum: 16_384, description: 'Height of the rectangle to capture, CSS px.' })),
+  fail_on_http_error: Type.Boolean({ default: false, description: 'A main document answering 400 or more fails with 502 CAPTURE_FAILED (reason http_status) instead of being captured.' }),
+  metadata: Type.Boolean({ default: false, description: 'With response_type=json, add `page`: title, final_url, status, description, og_image.' }),
+};
+
+/** Checks a type cannot express: the value must mean something to Chromium. */
+export const PAGE_OPTION_CHECKS: Partial<Record<keyof typeof PAGE_OPTION_PROPERTIES, (value: string) => string | undefined>> = {
+  timezone: (zone) => {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: zone });
+      return undefined;
+    } catch {
+      return `'${zone}' is not an IANA time zone`;
+    }
+  },
+  locale: (tag) => {
+    try {
+      Intl.getCanonicalLocales(tag);
+      return undefined;
+    } catch {
+      return `'${tag}' is not a BCP 47 language tag`;
+    }
+  },
+};
