@@ -16,6 +16,18 @@ export function pageOptions(): CapturePlugin {
           params.device_scale_factor !== undefined || params.dark_mode || params.reduced_motion || params.user_agent !== undefined || params.locale !== undefined || params.timezone !== undefined,
         run: emulate,
       },
+      {
+        name: 'cookies',
+        phase: 'prepare',
+        when: (params) => params.cookies !== undefined && params.cookies.length > 0,
+        run: setCookies,
+      },
+      {
+        name: 'headers',
+        phase: 'prepare',
+        when: (params) => params.headers !== undefined && Object.keys(params.headers).length > 0,
+        run: sendHeadersToTarget,
+      },
     ],
   };
 }
@@ -34,4 +46,33 @@ async function emulate(ctx: CaptureContext): Promise<void> {
   }
   if (params.locale !== undefined) await cdp.send('Emulation.setLocaleOverride', { locale: params.locale });
   if (params.timezone !== undefined) await cdp.send('Emulation.setTimezoneOverride', { timezoneId: params.timezone });
+}
+
+/** The caller's cookies, for the target's host only (never a parent domain, never third parties). */
+async function setCookies({ browserContext, params }: CaptureContext): Promise<void> {
+  const target = new URL(params.url);
+  await browserContext.addCookies(
+    (params.cookies ?? []).map(({ name, value, path, secure, httpOnly, sameSite }) => ({
+      name,
+      value,
+      domain: target.hostname,
+      path: path ?? '/',
+      secure: secure ?? target.protocol === 'https:',
+      httpOnly: httpOnly ?? false,
+      sameSite: sameSite ?? 'Lax',
+    })),
+  );
+}
+
+/**
+ * The caller's extra headers, on requests to the target's origin only: a third party the page
+ * loads never sees them. Requests are intercepted only when headers were asked for.
+ */
+async function sendHeadersToTarget({ page, params }: CaptureContext): Promise<void> {
+  const origin = new URL(params.url).origin;
+  const extra = params.headers ?? {};
+  await page.route(
+    (url) => url.origin === origin,
+    (route) => route.continue({ headers: { ...route.request().headers(), ...extra } }),
+  );
 }

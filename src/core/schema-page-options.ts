@@ -23,13 +23,71 @@ export const PAGE_OPTION_PROPERTIES = {
   clip_y: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Top of the rectangle to capture, CSS px.' })),
   clip_width: Type.Optional(Type.Integer({ minimum: 1, maximum: 16_384, description: 'Width of the rectangle to capture, CSS px.' })),
   clip_height: Type.Optional(Type.Integer({ minimum: 1, maximum: 16_384, description: 'Height of the rectangle to capture, CSS px.' })),
+  headers: Type.Optional(
+    Type.Record(Type.String({ pattern: '^[!#$%&\'*+.^_`|~0-9A-Za-z-]{1,100}$' }), Type.String({ maxLength: 4096 }), {
+      maxProperties: 20,
+      description: 'Extra request headers sent to the target\'s origin only: an object (JSON body) or a JSON string (query, form). Host, Cookie and hop-by-hop headers are refused.',
+    }),
+  ),
+  cookies: Type.Optional(
+    Type.Array(
+      Type.Object({
+        name: Type.String({ minLength: 1, maxLength: 256 }),
+        value: Type.String({ maxLength: 4096 }),
+        path: Type.Optional(Type.String({ maxLength: 1024 })),
+        secure: Type.Optional(Type.Boolean()),
+        httpOnly: Type.Optional(Type.Boolean()),
+        sameSite: Type.Optional(Type.Enum(['Strict', 'Lax', 'None'])),
+      }),
+      { maxItems: 50, description: 'Cookies set for the target URL\'s host only: an array of {name, value, path?, secure?, httpOnly?, sameSite?} or a Cookie-header string.' },
+    ),
+  ),
   fail_on_http_error: Type.Boolean({ default: false, description: 'A main document answering 400 or more fails with 502 CAPTURE_FAILED (reason http_status) instead of being captured.' }),
   metadata: Type.Boolean({ default: false, description: 'With response_type=json, add `page`: title, final_url, status, description, og_image.' }),
 };
 
+/** What a parameter whose type is no plain scalar accepts, in words. */
+export const ALLOWED_TEXT: Partial<Record<keyof typeof PAGE_OPTION_PROPERTIES, string>> = {
+  headers: 'an object (or JSON string) of at most 20 header names to string values, without Host, Cookie or hop-by-hop headers',
+  cookies: 'an array of {name, value, path?, secure?, httpOnly?, sameSite?} or a Cookie header string',
+};
+
+/**
+ * Turns the forms a query string or form can carry into the typed value: `headers` as a JSON
+ * string, `cookies` as a Cookie header (`a=1; b=2`). Undefined when the value cannot be read.
+ */
+export const PAGE_OPTION_READERS: Partial<Record<keyof typeof PAGE_OPTION_PROPERTIES, (value: unknown) => unknown>> = {
+  headers: (value) => {
+    if (typeof value !== 'string') return value;
+    try {
+      return JSON.parse(value) as unknown;
+    } catch {
+      return undefined;
+    }
+  },
+  cookies: (value) => {
+    if (typeof value !== 'string') return value;
+    return value
+      .split(';')
+      .map((pair) => pair.trim())
+      .filter((pair) => pair.length > 0)
+      .map((pair) => {
+        const equals = pair.indexOf('=');
+        return equals <= 0 ? { name: '', value: '' } : { name: pair.slice(0, equals).trim(), value: pair.slice(equals + 1).trim() };
+      });
+  },
+};
+
+/** Headers a caller may not set: the browser owns them, or they would change the connection. */
+const FORBIDDEN_HEADERS = new Set(['host', 'cookie', 'connection', 'keep-alive', 'proxy-authorization', 'proxy-authenticate', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length']);
+
 /** Checks a type cannot express: the value must mean something to Chromium. */
-export const PAGE_OPTION_CHECKS: Partial<Record<keyof typeof PAGE_OPTION_PROPERTIES, (value: string) => string | undefined>> = {
-  timezone: (zone) => {
+export const PAGE_OPTION_CHECKS: Partial<Record<keyof typeof PAGE_OPTION_PROPERTIES, (value: never) => string | undefined>> = {
+  headers: (headers: Record<string, string>) => {
+    const refused = Object.keys(headers).find((name) => FORBIDDEN_HEADERS.has(name.toLowerCase()));
+    return refused === undefined ? undefined : `header '${refused}' may not be set`;
+  },
+  timezone: (zone: string) => {
     try {
       new Intl.DateTimeFormat('en-US', { timeZone: zone });
       return undefined;
@@ -37,7 +95,7 @@ export const PAGE_OPTION_CHECKS: Partial<Record<keyof typeof PAGE_OPTION_PROPERT
       return `'${zone}' is not an IANA time zone`;
     }
   },
-  locale: (tag) => {
+  locale: (tag: string) => {
     try {
       Intl.getCanonicalLocales(tag);
       return undefined;

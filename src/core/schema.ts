@@ -3,7 +3,7 @@ import { Value } from 'typebox/value';
 import { CaptureError } from './errors.js';
 import { FORMATS, type CaptureFormat } from './formats.js';
 import { captureErrors } from './error-factories.js';
-import { PAGE_OPTION_CHECKS, PAGE_OPTION_PROPERTIES } from './schema-page-options.js';
+import { ALLOWED_TEXT, PAGE_OPTION_CHECKS, PAGE_OPTION_PROPERTIES, PAGE_OPTION_READERS } from './schema-page-options.js';
 import { applyImpliedDefaults, checkCombinations } from './schema-rules.js';
 
 export const WAIT_UNTIL = ['load', 'domcontentloaded', 'networkidle0', 'networkidle2'] as const;
@@ -75,11 +75,17 @@ const NUMBER = /^-?(?:\d+\.?\d*|\.\d+)$/;
 export function allowedFor(name: keyof CaptureParams): string {
   const schema = CaptureParamsSchema.properties[name] as PropertySchema;
   if (name === 'url') return 'http or https URL of at most 8192 characters';
+  const text = ALLOWED_TEXT[name as keyof typeof ALLOWED_TEXT];
+  if (text !== undefined) return text;
   if (schema.enum) return schema.enum.join(', ');
   if (schema.type === 'boolean') return 'true, false';
   if (schema.type === 'integer') return `integer ${schema.minimum}..${schema.maximum}`;
   if (schema.type === 'number') return `number ${schema.minimum}..${schema.maximum}`;
   return `string of at most ${schema.maxLength} characters`;
+}
+
+function schemaOf(name: keyof CaptureParams): PropertySchema {
+  return CaptureParamsSchema.properties[name] as PropertySchema;
 }
 
 function invalid(name: keyof CaptureParams, message: string): CaptureError {
@@ -115,14 +121,15 @@ export function parseCaptureParams(raw: Readonly<Record<string, unknown>>): Capt
     if (name === 'hide_selectors' && Array.isArray(value) && value.every((v) => typeof v === 'string')) {
       value = value.join(',');
     }
-    if (Array.isArray(value)) throw invalid(name, 'given more than once');
+    if (Array.isArray(value) && schemaOf(name).type !== 'array') throw invalid(name, 'given more than once');
     if (value === undefined || value === null) continue;
     const schema = CaptureParamsSchema.properties[name] as TSchema & PropertySchema;
-    const typed = coerce(schema, value);
+    const reader = PAGE_OPTION_READERS[name as keyof typeof PAGE_OPTION_READERS];
+    const typed = reader ? reader(value) : coerce(schema, value);
     if (typed === undefined || !Value.Check(schema, typed)) {
       throw invalid(name, `expected ${allowedFor(name)}, got ${describe(value)}`);
     }
-    const problem = PAGE_OPTION_CHECKS[name as keyof typeof PAGE_OPTION_CHECKS]?.(typed as string);
+    const problem = PAGE_OPTION_CHECKS[name as keyof typeof PAGE_OPTION_CHECKS]?.(typed as never);
     if (problem !== undefined) throw invalid(name, problem);
     given.set(name, typed);
   }

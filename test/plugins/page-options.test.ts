@@ -7,8 +7,22 @@ import { decode, near } from '../helpers/pixels.js';
 
 let fixtures: FixtureServer;
 let engine: CaptureEngine;
+/** The X-Capture-Test header each path was requested with, as the fixture server saw it. */
+const seenHeader = new Map<string, string | undefined>();
 beforeAll(async () => {
-  fixtures = await startFixtureServer();
+  fixtures = await startFixtureServer({
+    '/with-third-party': (req, res) => {
+      seenHeader.set('/with-third-party', req.headers['x-capture-test'] as string | undefined);
+      const port = new URL(fixtures.origin).port;
+      const cookie = String(req.headers.cookie ?? '');
+      res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<body style="margin:0;height:100vh;background:${cookie.includes('session=abc') ? '#00ff00' : '#ff0000'}">
+        <img src="http://localhost:${port}/third-party.png"></body>`);
+    },
+    '/third-party.png': (req, res) => {
+      seenHeader.set('/third-party.png', req.headers['x-capture-test'] as string | undefined);
+      res.writeHead(404).end();
+    },
+  });
   engine = await createTestEngine({ timeoutMs: 8000 });
 });
 afterAll(async () => {
@@ -71,6 +85,19 @@ describe('capture options: actions', () => {
     await expect(shot({ path: '/status?code=404', fail_on_http_error: true })).rejects.toMatchObject({ code: 'CAPTURE_FAILED', status: 502, details: { reason: 'http_status', status: 404 } });
     const described = await shot({ path: '/meta', metadata: true, response_type: 'json' });
     expect(described.page).toEqual({ title: 'Metadata page', final_url: fixtures.url('/meta'), status: 200, description: 'A page about itself', og_image: 'https://img.example/og.png' });
+  });
+});
+
+describe('capture options: headers and cookies', () => {
+  it('headers go to the target\'s origin only; cookies are set for its host', async () => {
+    const path = '/with-third-party';
+    expect(near(await colourAt({ path, headers: '{"X-Capture-Test":"yes"}', cookies: 'session=abc; theme=dark', delay: 200 }), '#00ff00')).toBe(true);
+    expect(seenHeader.get('/with-third-party')).toBe('yes');
+    expect(seenHeader.has('/third-party.png')).toBe(true);
+    expect(seenHeader.get('/third-party.png')).toBeUndefined();
+    expect(near(await colourAt({ path, cookies: [{ name: 'session', value: 'abc', httpOnly: true }] }), '#00ff00')).toBe(true);
+    await expect(shot({ path, headers: { Host: 'evil.example' } })).rejects.toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'headers' } });
+    await expect(shot({ path, headers: '{not json' })).rejects.toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'headers' } });
   });
 });
 
