@@ -31,7 +31,14 @@ export interface CaptureResult {
   dispose(): Promise<void>;
 }
 
-export function toCaptureResult(id: string, output: EncodedOutput, stored: { key: string; url: string } | undefined, onDispose: () => void): CaptureResult {
+/** What a finished run hands over: the output, where it was stored, what the page said. */
+export interface RunOutcome {
+  output: EncodedOutput;
+  stored?: { key: string; url: string };
+  metadata?: PageMetadata;
+}
+
+export function toCaptureResult(id: string, { output, stored, metadata }: RunOutcome, onDispose: () => void): CaptureResult {
   const { data, path } = output;
   let disposed = false;
   return {
@@ -45,6 +52,7 @@ export function toCaptureResult(id: string, output: EncodedOutput, stored: { key
     clippedFrom: output.clippedFrom,
     url: stored?.url,
     storageKey: stored?.key,
+    ...(metadata ? { page: metadata } : {}),
     data,
     stream: () => (data ? Readable.from([data]) : createReadStream(path as string)),
     buffer: async () => data ?? readFile(path as string),

@@ -87,14 +87,15 @@ export class CaptureEngine {
     try {
       // Refused targets answer before they take a queue slot or a browser context.
       await abortable(this.egress.checkTarget(params.url), deadline.signal);
-      const { output, stored, metadata } = await this.pool.run(deadline.signal, (lease) =>
+      const outcome = await this.pool.run(deadline.signal, (lease) =>
         runCapture({ id, params, deadline, lease, pipeline: this.pipeline, log: this.options.log, observer: this.observer }),
       );
+      const { path } = outcome.output;
       const remove = async (): Promise<void> => {
-        if (output.path) await rm(output.path, { force: true });
+        if (path) await rm(path, { force: true });
       };
       this.outstanding.add(remove);
-      return { ...toCaptureResult(id, output, stored, () => this.outstanding.delete(remove)), ...(metadata ? { page: metadata } : {}) };
+      return toCaptureResult(id, outcome, () => this.outstanding.delete(remove));
     } catch (error) {
       throw toCaptureError(deadline.signal.aborted ? deadline.signal.reason : error);
     } finally {

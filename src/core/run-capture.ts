@@ -1,5 +1,6 @@
 import { rm } from 'node:fs/promises';
-import { PHASES, type CaptureContext, type EncodedOutput, type PageMetadata } from './types.js';
+import { PHASES, type CaptureContext } from './types.js';
+import type { RunOutcome } from './capture-result.js';
 import type { CaptureParams } from './schema.js';
 import type { Deadline } from './deadline.js';
 import { abortable, sleep, throwIfAborted } from './deadline.js';
@@ -19,12 +20,6 @@ export interface CaptureRun {
   observer?: CaptureObserver;
 }
 
-/** What a finished run hands over: the output and, when stored, where. The caller owns `output.path`. */
-export interface RunOutcome {
-  output: EncodedOutput;
-  stored?: { key: string; url: string };
-  metadata?: PageMetadata;
-}
 
 /**
  * Runs one capture through the phases in one browser context. Every stage gets the capture's
