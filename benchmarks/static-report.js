@@ -8,12 +8,15 @@ import { geomean, median, percentile } from './lib/stats.js';
 import { markdownTable } from './lib/tables.js';
 
 function checkImage(c, imgs) {
-  // Same pixels for everyone: width = viewport width; height = viewport height unless full page.
+  // Same pixels for everyone: width = viewport width × scale; height = viewport height × scale
+  // unless full page; an element's box is whatever the element's size is.
   const problems = new Set();
+  const { format, width, height, scale, fullPage, selector } = c.job;
   for (const im of imgs) {
-    if (im.format !== c.job.format) problems.add(`got ${im.format}`);
-    else if (im.width !== undefined && im.width !== c.job.width) problems.add(`${im.width}x${im.height}`);
-    else if (!c.job.fullPage && im.height !== undefined && im.height !== c.job.height) problems.add(`${im.width}x${im.height}`);
+    if (im.format !== format) problems.add(`got ${im.format}`);
+    else if (selector) continue;
+    else if (im.width !== undefined && im.width !== width * scale) problems.add(`${im.width}x${im.height}`);
+    else if (!fullPage && im.height !== undefined && im.height !== height * scale) problems.add(`${im.width}x${im.height}`);
   }
   return [...problems];
 }
@@ -123,7 +126,7 @@ export function report({ cfg, cases, results, active, skipped, infos, killed, se
   p(`Peak RSS over the whole run (worker + its Chromium processes, summed VmRSS; shared pages count once per process): ${peaks.join(', ')}.`);
   p(`Cleanup: ${killed.length ? `ended ${killed.length} leftover process(es): ${killed.join(' ')}` : 'no browser process left behind'}.`);
   p();
-  p('Same pixels for all: viewport at device scale factor 1 (or the full page), same format and quality. ' +
+  p('Same pixels for all: viewport at device scale factor 1 (`dpr2`: 2; `fullpage`: the whole page; `selector`: the page\'s first heading only), same format and quality. ' +
     'capture-website launches a browser per call (its default) and always waits for `networkidle2` ' +
     '(≥ 500 ms of network quiet, not configurable); for full pages it scrolls the page first, as does browserless. ' +
     "browserless runs with `waitUntil: 'domcontentloaded'` and `adblock: false` (the floor's work). " +

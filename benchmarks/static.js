@@ -5,7 +5,7 @@
 //   node static.js [--quick] [--iterations=N] [--peer-iterations=N] [--window=MS]
 //                  [--contenders=floor,library,http,capture-website,browserless]
 //                  [--pages=simple,heavy] [--viewports=1280x720,1920x1080]
-//                  [--outputs=png,jpg,webp,fullpage] [--levels=1,2,4]
+//                  [--outputs=png,jpg,webp,fullpage,dpr2,selector] [--levels=1,2,4]
 //                  [--throughput=one|first|all|none] [--quality=90] [--verbose]
 //
 // Environment equivalents: BENCH_QUICK=1, BENCH_ITERATIONS, BENCH_PEER_ITERATIONS,
@@ -37,6 +37,18 @@ import { report } from './static-report.js';
 import { WorkerPool } from './static-workers.js';
 
 const PEERS = new Set(['capture-website', 'browserless']);
+/**
+ * What each output asks for on top of the page and viewport: `dpr2` a png at device scale factor 2
+ * (4x the pixels), `selector` a png of the page's first heading only.
+ */
+const OUTPUTS = {
+  png: { format: 'png' },
+  jpg: { format: 'jpg' },
+  webp: { format: 'webp' },
+  fullpage: { format: 'png', fullPage: true },
+  dpr2: { format: 'png', scale: 2 },
+  selector: { format: 'png', selector: 'h1' },
+};
 
 // ------------------------------------------------------------------------------------ options
 const opts = readOptions(import.meta.url, {
@@ -74,7 +86,7 @@ const cfg = {
   verbose: opts.flag('verbose'),
 };
 for (const c of cfg.contenders) if (!CONTENDER_NAMES.includes(c)) throw new Error(`unknown contender ${c}`);
-for (const o of cfg.outputs) if (!['png', 'jpg', 'webp', 'fullpage'].includes(o)) throw new Error(`unknown output ${o}`);
+for (const o of cfg.outputs) if (!Object.hasOwn(OUTPUTS, o)) throw new Error(`unknown output ${o}`);
 if (!['one', 'first', 'all', 'none'].includes(cfg.throughput)) throw new Error(`--throughput must be one, first, all or none`);
 cfg.peerIterations = Math.min(cfg.peerIterations, cfg.iterations);
 
@@ -97,8 +109,7 @@ function makeCases(fx) {
   for (const page of cfg.pages) {
     for (const vp of cfg.viewports) {
       for (const output of cfg.outputs) {
-        const job = { url: fx.url(`/${page}`), format: output === 'fullpage' ? 'png' : output, width: vp.width, height: vp.height,
-          fullPage: output === 'fullpage', quality: cfg.quality };
+        const job = { url: fx.url(`/${page}`), width: vp.width, height: vp.height, fullPage: false, scale: 1, quality: cfg.quality, ...OUTPUTS[output] };
         cases.push({ key: `${page} ${vp.label} ${output}`, page, viewport: vp.label, output, job });
       }
     }

@@ -3,7 +3,8 @@
 // Its launch flags are its own defaults plus the closed-network flags of lib/chromium.js. Per
 // capture: waitUntil 'domcontentloaded' and adblock false to do the same work as the floor (its
 // defaults are waitUntil 'auto' = load + networkidle2 + a retry while the screenshot is white, and
-// Ghostery ad blocking), viewport at deviceScaleFactor 1 (its default device is a 2x laptop).
+// Ghostery ad blocking), viewport at the case's deviceScaleFactor (1 unless `dpr2`; its default
+// device is a 2x laptop), `element` for the `selector` case.
 // A unit of the static benchmark (see index.js).
 
 import { CHROMIUM_PATH, LAUNCH_ARGS } from '../lib/chromium.js';
@@ -12,14 +13,15 @@ export async function browserlessContender() {
   const { default: createBrowser } = await import('browserless');
   let browser;
 
-  const capture = async ({ url, format, width, height, fullPage, quality }) => {
+  const capture = async ({ url, format, width, height, fullPage, scale, selector, quality }) => {
     const ctx = await browser.createContext();
     try {
       return await ctx.screenshot(url, {
         type: format === 'jpg' ? 'jpeg' : format,
         ...(format === 'png' ? {} : { quality }),
         fullPage,
-        viewport: { width, height, deviceScaleFactor: 1 },
+        viewport: { width, height, deviceScaleFactor: scale },
+        ...(selector ? { element: selector } : {}),
         waitUntil: 'domcontentloaded',
         adblock: false,
       });

@@ -19,7 +19,7 @@ export async function engineUnit({ withHttp = true } = {}) {
   let lastServerMs = NaN;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
-  const library = async ({ url, format, width, height, fullPage, quality }) => {
+  const library = async ({ url, format, width, height, fullPage, scale, selector, quality }) => {
     lastRunMs = NaN;
     const shot = await engine.capture({
       url,
@@ -28,6 +28,8 @@ export async function engineUnit({ withHttp = true } = {}) {
       viewport_height: height,
       full_page: fullPage,
       ...(format === 'png' ? {} : { quality }),
+      ...(scale === 1 ? {} : { device_scale_factor: scale }),
+      ...(selector ? { selector } : {}),
     });
     try {
       const buf = await shot.buffer();
@@ -40,7 +42,7 @@ export async function engineUnit({ withHttp = true } = {}) {
     }
   };
 
-  const overHttp = ({ url, format, width, height, fullPage, quality }) => {
+  const overHttp = ({ url, format, width, height, fullPage, scale, selector, quality }) => {
     const q = new URLSearchParams({
       url,
       format,
@@ -49,6 +51,8 @@ export async function engineUnit({ withHttp = true } = {}) {
       full_page: String(fullPage),
     });
     if (format !== 'png') q.set('quality', String(quality));
+    if (scale !== 1) q.set('device_scale_factor', String(scale));
+    if (selector) q.set('selector', selector);
     lastRunMs = NaN;
     lastServerMs = NaN;
     return new Promise((resolve, reject) => {

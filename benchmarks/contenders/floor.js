@@ -9,8 +9,8 @@ export async function floor() {
   const { chromium } = await import('playwright-core');
   let browser;
 
-  const capture = async ({ url, format, width, height, fullPage, quality }) => {
-    const context = await browser.newContext({ viewport: { width, height } });
+  const capture = async ({ url, format, width, height, fullPage, scale, selector, quality }) => {
+    const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor: scale });
     try {
       const page = await context.newPage();
       await page.goto(url, { waitUntil: 'domcontentloaded' });
@@ -19,11 +19,9 @@ export async function floor() {
         const { data } = await cdp.send('Page.captureScreenshot', { format: 'webp', quality });
         return Buffer.from(data, 'base64');
       }
-      return await page.screenshot({
-        type: format === 'jpg' ? 'jpeg' : 'png',
-        quality: format === 'jpg' ? quality : undefined,
-        fullPage,
-      });
+      const options = { type: format === 'jpg' ? 'jpeg' : 'png', quality: format === 'jpg' ? quality : undefined };
+      if (selector) return await page.locator(selector).first().screenshot(options);
+      return await page.screenshot({ ...options, fullPage });
     } finally {
       await context.close();
     }

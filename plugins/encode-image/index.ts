@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import type { CapturePlugin } from '../../src/core/types.js';
 import { CaptureError } from '../../src/core/errors.js';
-import { isVideoFormat, type ImageFormat } from '../../src/core/formats.js';
+import { isImageFormat, type ImageFormat } from '../../src/core/formats.js';
 
 /** The encoding that produces each image format. */
 const ENCODINGS: Record<ImageFormat, 'png' | 'jpeg' | 'webp'> = { png: 'png', jpg: 'jpeg', webp: 'webp' };
@@ -17,7 +17,7 @@ export function encodeImage(): CapturePlugin {
       {
         name: 'encode',
         phase: 'encode',
-        when: (params) => !isVideoFormat(params.format),
+        when: (params) => isImageFormat(params.format),
         run: async (ctx) => {
           const captured = ctx.captured;
           if (captured?.kind !== 'image') throw new CaptureError('INTERNAL_ERROR', 'No image was captured');

@@ -15,11 +15,26 @@ export interface VideoSpec {
 }
 
 interface Codec {
-  /** H.264 in 4:2:0 needs even sides; VP9 does not. */
+  /** H.264 in 4:2:0 needs even sides; VP9 and GIF do not. */
   evenSides: boolean;
-  /** CRF at quality 100 and at quality 1; in between it is linear. */
-  crf: [best: number, worst: number];
-  args: string[];
+  /** Filters after the frames are brought to their size. */
+  filters: string[];
+  /** Encoder arguments for the capture's 1..100 quality. */
+  args(quality: number): string[];
+}
+
+/**
+ * CRF at quality 100 and at quality 1; in between it is linear. VP9's realtime mode compresses less
+ * than x264 at the same CRF, hence its higher scale: quality 90 gives CRF 32, about SSIM 0.99 on
+ * text-heavy pages.
+ */
+const CRF_SCALE = { mp4: [18, 45], webm: [28, 63] } as const;
+
+/** Maps the capture's 1..100 quality onto the codec's CRF scale (lower CRF = better). */
+export function crfFor(format: keyof typeof CRF_SCALE, quality: number): number {
+  const [best, worst] = CRF_SCALE[format];
+  const share = (Math.min(100, Math.max(1, quality)) - 1) / 99;
+  return Math.round(worst + (best - worst) * share);
 }
 
 /**
@@ -32,27 +47,29 @@ interface Codec {
 export const CODECS: Record<VideoFormat, Codec> = {
   mp4: {
     evenSides: true,
-    crf: [18, 45],
-    args: ['-c:v', 'libx264', '-preset', 'veryfast', '-tune', 'zerolatency', '-profile:v', 'high', '-movflags', '+faststart'],
+    filters: ['format=yuv420p'],
+    args: (quality) => ['-c:v', 'libx264', '-preset', 'veryfast', '-tune', 'zerolatency', '-profile:v', 'high', '-movflags', '+faststart', '-crf', String(crfFor('mp4', quality)), '-pix_fmt', 'yuv420p'],
   },
   webm: {
     evenSides: false,
-    // Realtime mode compresses less than x264 at the same CRF, hence the higher scale: quality 90
-    // gives CRF 32, about SSIM 0.99 on text-heavy pages.
-    crf: [28, 63],
+    filters: ['format=yuv420p'],
     // Constant quality in libvpx needs `-b:v 0`; realtime + cpu-used 8 is its fastest mode and holds
     // no frames back (VP8 was slower and worse here). Screen-content tuning and skipping unchanged
     // blocks made pages 25% smaller at the same SSIM (0.993) for 15% less CPU.
-    args: ['-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-row-mt', '1', '-tune-content', 'screen', '-static-thresh', '1000', '-b:v', '0'],
+    args: (quality) => [
+      '-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-row-mt', '1', '-tune-content', 'screen', '-static-thresh', '1000', '-b:v', '0',
+      '-crf', String(crfFor('webm', quality)), '-pix_fmt', 'yuv420p',
+    ],
+  },
+  gif: {
+    evenSides: false,
+    // A palette per frame (`stats_mode=single`, `new=1`), made from that frame alone: ffmpeg then
+    // holds one frame, not the whole video a global palette would need first, so memory stays flat.
+    // Only the part that changed is redrawn (`diff_mode=rectangle`), which keeps scrolls small.
+    filters: ['split[a][b];[a]palettegen=stats_mode=single[p];[b][p]paletteuse=new=1:dither=bayer:bayer_scale=4:diff_mode=rectangle'],
+    args: () => ['-loop', '0', '-f', 'gif'],
   },
 };
-
-/** Maps the capture's 1..100 quality onto the codec's CRF scale (lower CRF = better). */
-export function crfFor(format: VideoFormat, quality: number): number {
-  const [best, worst] = CODECS[format].crf;
-  const share = (Math.min(100, Math.max(1, quality)) - 1) / 99;
-  return Math.round(worst + (best - worst) * share);
-}
 
 /** Output size: the frame size, cut by one pixel where the codec needs even sides. */
 export function outputSize(format: VideoFormat, width: number, height: number): { width: number; height: number } {
@@ -68,7 +85,7 @@ export function ffmpegArgs(spec: VideoSpec): string[] {
   // otherwise make the encoder fail mid-stream; cropping (not scaling) keeps odd sizes sharp.
   const filters = [`scale=${spec.width}:${spec.height}`];
   if (size.width !== spec.width || size.height !== spec.height) filters.push(`crop=${size.width}:${size.height}:0:0`);
-  filters.push('format=yuv420p');
+  filters.push(...codec.filters);
   return [
     '-hide_banner',
     '-loglevel', 'error',
@@ -82,9 +99,7 @@ export function ffmpegArgs(spec: VideoSpec): string[] {
     '-i', 'pipe:0',
     '-an',
     '-vf', filters.join(','),
-    ...codec.args,
-    '-crf', String(crfFor(spec.format, spec.quality)),
-    '-pix_fmt', 'yuv420p',
+    ...codec.args(spec.quality),
     '-r', String(spec.fps),
     '-y', spec.output,
   ];

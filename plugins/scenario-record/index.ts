@@ -1,5 +1,5 @@
-import { DEFAULTS } from '../../src/core/defaults.js';
 import type { CapturePlugin } from '../../src/core/types.js';
+import { frameRateFor } from '../shared/frame-rate.js';
 import { FrameWindow } from './frame-window.js';
 import { constantRate } from './constant-rate.js';
 import { captureViewport, screencastFor } from '../shared/screencast.js';
@@ -32,7 +32,7 @@ export function recordScenario(options: RecordScenarioOptions = {}): CapturePlug
         phase: 'capture',
         when: (params) => params.scenario === 'record',
         run: async (ctx) => {
-          const rate = fps ?? DEFAULTS.fps;
+          const rate = frameRateFor(ctx.params, fps);
           const { viewport_width: width, viewport_height: height, duration } = ctx.params;
           const window = new FrameWindow();
           // Started now so the first frame is there when the encoder, started next, asks for it.

@@ -1,5 +1,5 @@
-import { DEFAULTS } from '../../src/core/defaults.js';
 import type { CapturePlugin } from '../../src/core/types.js';
+import { frameRateFor } from '../shared/frame-rate.js';
 import { screencastFor } from '../shared/screencast.js';
 import { LatestFrame } from './latest-frame.js';
 import { ScrollTimeline } from './timeline.js';
@@ -34,7 +34,7 @@ export function scrollScenario(options: ScrollScenarioOptions = {}): CapturePlug
         phase: 'capture',
         when: (params) => params.scenario === 'scroll',
         run: async (ctx) => {
-          const rate = fps ?? DEFAULTS.fps;
+          const rate = frameRateFor(ctx.params, fps);
           const { viewport_width: width, viewport_height: height, duration, scroll_by: scrollBy, scroll_delay: delayMs } = ctx.params;
           const latest = new LatestFrame();
           const { cdp, screencast } = await screencastFor(ctx, quality, (frame, ack) => latest.push(frame, ack));

@@ -1,10 +1,11 @@
-import type { CapturePlugin } from '../../src/core/types.js';
+import type { CaptureContext, CapturePlugin, ImageArtifact } from '../../src/core/types.js';
 import type { CaptureParams } from '../../src/core/schema.js';
 import { bestEffort } from '../../src/core/deadline.js';
 import { DEFAULTS } from '../../src/core/defaults.js';
 import { revealLazyContent } from './reveal-lazy-content.js';
 import { settleRendering } from './settle-rendering.js';
 import { fullPage, region, scaleOf, viewport } from './shots.js';
+import { printPdf } from './print-pdf.js';
 
 export interface StaticScenarioOptions {
   /** Tallest full-page image in px; taller pages are cut there and flagged. @default what `maxFullPageBytes` allows */
@@ -21,7 +22,10 @@ export interface StaticScenarioOptions {
 /** Longest wait for fonts and two frames before the shot. */
 const RENDER_SETTLE_MS = 1_000;
 
-/** Still screenshots taken straight from Chromium (CDP), tiled for pages taller than it can render. */
+/**
+ * Still screenshots taken straight from Chromium (CDP), tiled for pages taller than it can render,
+ * and the page printed to PDF.
+ */
 export function staticScenario(options: StaticScenarioOptions = {}): CapturePlugin {
   const budgetBytes = options.maxFullPageBytes ?? DEFAULTS.maxFullPageBytes;
   /** The tallest image this capture may make: the request's limit, the engine's, the memory budget's. */
@@ -34,7 +38,7 @@ export function staticScenario(options: StaticScenarioOptions = {}): CapturePlug
         // In the settle phase, so `delay` counts after it, like after blocking and hiding.
         name: 'reveal-lazy-content',
         phase: 'settle',
-        when: (params) => params.scenario === 'static' && params.full_page,
+        when: (params) => params.scenario === 'static' && (params.full_page || params.format === 'pdf'),
         run: async (ctx) => {
           const budget = ctx.budget(options.lazyContentBudgetMs ?? ctx.remaining());
           await bestEffort((signal) => revealLazyContent(ctx.page, budget, maxHeightFor(ctx.params), signal), budget + 500, ctx.signal);
@@ -45,15 +49,20 @@ export function staticScenario(options: StaticScenarioOptions = {}): CapturePlug
         phase: 'capture',
         when: (params) => params.scenario === 'static',
         run: async (ctx) => {
-          const cdp = ctx.cdp;
           const settleMs = ctx.budget(RENDER_SETTLE_MS);
           await bestEffort(() => settleRendering(ctx.page, settleMs), settleMs + 250, ctx.signal);
-          if (ctx.params.omit_background) await cdp.send('Emulation.setDefaultBackgroundColorOverride', { color: { r: 0, g: 0, b: 0, a: 0 } });
-          if (ctx.params.full_page) ctx.captured = await fullPage(ctx, maxHeightFor(ctx.params));
-          else if (ctx.params.selector !== undefined || ctx.params.clip_x !== undefined) ctx.captured = await region(ctx);
-          else ctx.captured = await viewport(ctx);
+          // A printed document is the finished file: no encoder follows.
+          if (ctx.params.format === 'pdf') ctx.output = await printPdf(ctx);
+          else ctx.captured = await screenshot(ctx, maxHeightFor(ctx.params));
         },
       },
     ],
   };
+}
+
+async function screenshot(ctx: CaptureContext, maxHeight: number): Promise<ImageArtifact> {
+  if (ctx.params.omit_background) await ctx.cdp.send('Emulation.setDefaultBackgroundColorOverride', { color: { r: 0, g: 0, b: 0, a: 0 } });
+  if (ctx.params.full_page) return fullPage(ctx, maxHeight);
+  if (ctx.params.selector !== undefined || ctx.params.clip_x !== undefined) return region(ctx);
+  return viewport(ctx);
 }

@@ -1,25 +1,34 @@
 /**
  * Every output format in one table: what it is served as, the file extension it is stored under,
- * and whether it is a video. Encoders, storage and the HTTP service all read it.
+ * and its kind: a still image, a video (made of a scenario's frames) or a printed document.
+ * Encoders, storage, the schema's rules and the HTTP service all read it.
  */
 export const FORMATS = {
-  png: { contentType: 'image/png', extension: 'png', video: false },
-  jpg: { contentType: 'image/jpeg', extension: 'jpg', video: false },
-  webp: { contentType: 'image/webp', extension: 'webp', video: false },
-  mp4: { contentType: 'video/mp4', extension: 'mp4', video: true },
-  webm: { contentType: 'video/webm', extension: 'webm', video: true },
-} as const satisfies Record<string, { contentType: string; extension: string; video: boolean }>;
+  png: { contentType: 'image/png', extension: 'png', kind: 'image' },
+  jpg: { contentType: 'image/jpeg', extension: 'jpg', kind: 'image' },
+  webp: { contentType: 'image/webp', extension: 'webp', kind: 'image' },
+  pdf: { contentType: 'application/pdf', extension: 'pdf', kind: 'document' },
+  mp4: { contentType: 'video/mp4', extension: 'mp4', kind: 'video' },
+  webm: { contentType: 'video/webm', extension: 'webm', kind: 'video' },
+  gif: { contentType: 'image/gif', extension: 'gif', kind: 'video' },
+} as const satisfies Record<string, { contentType: string; extension: string; kind: 'image' | 'video' | 'document' }>;
 
 export type CaptureFormat = keyof typeof FORMATS;
-export type ImageFormat = { [F in CaptureFormat]: (typeof FORMATS)[F]['video'] extends false ? F : never }[CaptureFormat];
-export type VideoFormat = Exclude<CaptureFormat, ImageFormat>;
+type FormatsOfKind<K> = { [F in CaptureFormat]: (typeof FORMATS)[F]['kind'] extends K ? F : never }[CaptureFormat];
+export type ImageFormat = FormatsOfKind<'image'>;
+export type VideoFormat = FormatsOfKind<'video'>;
 
 const ALL = Object.keys(FORMATS) as CaptureFormat[];
-export const IMAGE_FORMATS = ALL.filter((format) => !FORMATS[format].video) as readonly ImageFormat[];
-export const VIDEO_FORMATS = ALL.filter((format) => FORMATS[format].video) as readonly VideoFormat[];
+export const IMAGE_FORMATS = ALL.filter((format) => FORMATS[format].kind === 'image') as readonly ImageFormat[];
+export const VIDEO_FORMATS = ALL.filter((format) => FORMATS[format].kind === 'video') as readonly VideoFormat[];
 
+/** Formats made of a scenario's frames (`scroll`, `record`): mp4, webm and the animated gif. */
 export function isVideoFormat(format: CaptureFormat): format is VideoFormat {
-  return FORMATS[format].video;
+  return FORMATS[format].kind === 'video';
+}
+
+export function isImageFormat(format: CaptureFormat): format is ImageFormat {
+  return FORMATS[format].kind === 'image';
 }
 
 const BY_EXTENSION = new Map<string, string>(ALL.map((format) => [FORMATS[format].extension, FORMATS[format].contentType]));

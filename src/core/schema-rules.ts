@@ -1,5 +1,5 @@
 import { CaptureError } from './errors.js';
-import { isVideoFormat, type CaptureFormat } from './formats.js';
+import { IMAGE_FORMATS, VIDEO_FORMATS, isVideoFormat, type CaptureFormat } from './formats.js';
 import type { CaptureParams } from './schema.js';
 
 type Given = Map<keyof CaptureParams, unknown>;
@@ -17,6 +17,9 @@ function incompatible(message: string, params: string[]): CaptureError {
 }
 
 const CLIP = ['clip_x', 'clip_y', 'clip_width', 'clip_height'] as const;
+/** ffmpeg's palette filters make every gif frame a full image: longer gifs are better as a video. */
+export const MAX_GIF_SECONDS = 30;
+const quoted = (formats: readonly string[]): string => formats.map((format) => `'${format}'`).join(', ');
 
 /** Cross-parameter rules; every refusal names the parameters involved. */
 export function checkCombinations(given: Given, missing: (name: keyof CaptureParams, message: string) => CaptureError): void {
@@ -27,7 +30,7 @@ export function checkCombinations(given: Given, missing: (name: keyof CapturePar
     throw incompatible(
       video
         ? `format '${format}' is a video and needs scenario 'scroll' or 'record', not '${scenario}'`
-        : `scenario '${scenario}' makes a video and needs format 'mp4' or 'webm', not '${format}'`,
+        : `scenario '${scenario}' makes a video and needs format ${quoted(VIDEO_FORMATS)}, not '${format}'`,
       ['format', 'scenario'],
     );
   }
@@ -44,6 +47,13 @@ export function checkCombinations(given: Given, missing: (name: keyof CapturePar
   }
   const region = [...(clipped.length > 0 ? ['clip_x'] : []), ...(given.has('selector') ? ['selector'] : []), ...(given.get('full_page') === true ? ['full_page'] : [])];
   if (region.length > 1) throw incompatible(`${region.join(' and ')} each choose what to capture; give one`, region);
-  if (video && region.length > 0) throw incompatible(`${region[0]} applies to images only, not to format '${format}'`, [region[0] as string, 'format']);
-  if (given.get('omit_background') === true && format === 'jpg') throw incompatible('jpg has no transparency: omit_background needs png or webp', ['omit_background', 'format']);
+  const regionName = region.find((name) => name !== 'full_page' || format !== 'pdf');
+  if (regionName !== undefined && (video || format === 'pdf')) throw incompatible(`${regionName} applies to ${quoted(IMAGE_FORMATS)} only, not to format '${format}'`, [regionName, 'format']);
+  if (given.get('omit_background') === true && format !== 'png' && format !== 'webp') {
+    throw incompatible(`omit_background needs a transparent image: png or webp, not '${format}'`, ['omit_background', 'format']);
+  }
+  const duration = given.get('duration') as number | undefined;
+  if (format === 'gif' && duration !== undefined && duration > MAX_GIF_SECONDS) {
+    throw incompatible(`a gif lasts at most ${MAX_GIF_SECONDS} s (got ${duration} s); use mp4 or webm for longer videos`, ['duration', 'format']);
+  }
 }

@@ -7,6 +7,16 @@ import { ALLOWED_TEXT, PAGE_OPTION_CHECKS, PAGE_OPTION_PROPERTIES, PAGE_OPTION_R
 import { applyImpliedDefaults, checkCombinations } from './schema-rules.js';
 
 export const WAIT_UNTIL = ['load', 'domcontentloaded', 'networkidle0', 'networkidle2'] as const;
+/** Paper sizes Chromium prints, in inches (width × height, portrait). */
+export const PDF_PAPER_INCHES = {
+  A3: [11.69, 16.54],
+  A4: [8.27, 11.69],
+  A5: [5.83, 8.27],
+  Letter: [8.5, 11],
+  Legal: [8.5, 14],
+  Tabloid: [11, 17],
+} as const satisfies Record<string, readonly [number, number]>;
+const PDF_PAPERS = Object.keys(PDF_PAPER_INCHES) as (keyof typeof PDF_PAPER_INCHES)[];
 
 /**
  * The one request schema: names, types, ranges, defaults and descriptions of every capture parameter.
@@ -17,7 +27,7 @@ export const CaptureParamsSchema = Type.Object(
     url: Type.String({ maxLength: 8192, description: 'Page to capture: an http or https URL.', examples: ['https://example.com'] }),
     format: Type.Enum(Object.keys(FORMATS) as CaptureFormat[], {
       default: 'png',
-      description: 'Output format; mp4 and webm are video.',
+      description: 'Output format: png, jpg, webp images; pdf, the page printed by Chromium; mp4, webm and animated gif, videos of a scroll or record scenario.',
     }),
     viewport_width: Type.Integer({ minimum: 100, maximum: 7680, default: 1920, description: 'Viewport width in px.' }),
     viewport_height: Type.Integer({ minimum: 100, maximum: 4320, default: 1080, description: 'Viewport height in px.' }),
@@ -49,6 +59,10 @@ export const CaptureParamsSchema = Type.Object(
     wait_until: Type.Enum([...WAIT_UNTIL], { default: 'domcontentloaded', description: 'When the page counts as ready.' }),
     delay: Type.Integer({ minimum: 0, maximum: 60000, default: 0, description: 'Extra wait in ms after the page is ready and cleaned.' }),
     ...PAGE_OPTION_PROPERTIES,
+    pdf_paper: Type.Enum([...PDF_PAPERS], { default: 'A4', description: 'Paper size of a pdf.' }),
+    pdf_landscape: Type.Boolean({ default: false, description: 'Print a pdf in landscape orientation.' }),
+    pdf_print_background: Type.Boolean({ default: true, description: 'Print backgrounds (colours and images) into a pdf.' }),
+    gif_fps: Type.Integer({ minimum: 1, maximum: 30, default: 10, description: 'Frames per second of a gif (at most 30 s long).' }),
   },
   { additionalProperties: true },
 );

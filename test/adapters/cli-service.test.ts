@@ -1,18 +1,18 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { closedPort } from '../helpers/ports.js';
 import { childProcesses, isAlive } from '../helpers/processes.js';
+import { BUILT_CLI, isBuilt, startBuiltService, type BuiltService } from '../helpers/built-service.js';
 import { decode, near } from '../helpers/pixels.js';
 import { until } from '../helpers/wait.js';
 import { startS3rver } from '../helpers/s3rver.js';
 
 /** The service as `npm start` runs it: built CLI, real port, keys from the environment. */
-const cli = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
+const cli = BUILT_CLI;
 const KEY = 'ce_cli_test_0123456789abcdefghij';
 let fixtures: FixtureServer;
 
@@ -21,24 +21,11 @@ beforeAll(async () => {
 });
 afterAll(async () => fixtures?.close());
 
-async function startService(adapter: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; origin: string; output: () => string }> {
-  const port = await closedPort();
-  const child = spawn(process.execPath, [cli, 'serve', '--port', String(port), '--host', '127.0.0.1', '--adapter', adapter], {
-    env: { ...process.env, CAPTURE_API_KEYS: `${KEY}:PRO`, CAPTURE_ALLOW_PRIVATE_NETWORKS: 'true', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const origin = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
-    if (await fetch(`${origin}/api/v1/openapi.json`).then((r) => r.ok, () => false)) break;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return { child, origin, output: () => output };
+function startService(adapter: string, env: Record<string, string> = {}): Promise<BuiltService> {
+  return startBuiltService(adapter, { CAPTURE_API_KEYS: `${KEY}:PRO`, CAPTURE_ALLOW_PRIVATE_NETWORKS: 'true', ...env });
 }
 
-describe.skipIf(!existsSync(cli))('the service (npm start)', () => {
+describe.skipIf(!isBuilt())('the service (npm start)', () => {
   it.each(['node', 'express', 'fastify', 'koa'])('SIGTERM on %s finishes the running capture, refuses new ones and exits cleanly', async (adapter) => {
     const { child, origin, output } = await startService(adapter);
     const browsers = childProcesses(child.pid as number, 'chromium');
@@ -156,7 +143,7 @@ describe.skipIf(!existsSync(cli))('the service (npm start)', () => {
   });
 });
 
-describe.skipIf(!existsSync(cli))('capture-engine shot', () => {
+describe.skipIf(!isBuilt())('capture-engine shot', () => {
   it('writes a capture to a file without a server', async () => {
     const outputDir = mkdtempSync(path.join(os.tmpdir(), 'capture-engine-shot-'));
     const output = path.join(outputDir, 'page.jpg');

@@ -39,7 +39,23 @@ describe('request schema', () => {
       omit_background: false,
       fail_on_http_error: false,
       metadata: false,
+      pdf_paper: 'A4',
+      pdf_landscape: false,
+      pdf_print_background: true,
+      gif_fps: 10,
     });
+  });
+
+  it('takes pdf as a still and gif as a video of at most 30 s, and refuses what they cannot do', () => {
+    expect(parseCaptureParams({ url, format: 'pdf', full_page: 'true' })).toMatchObject({ format: 'pdf', scenario: 'static' });
+    expect(parseCaptureParams({ url, format: 'gif' })).toMatchObject({ format: 'gif', scenario: 'scroll', gif_fps: 10 });
+    expect(parseCaptureParams({ url, scenario: 'record', format: 'gif', duration: '30', gif_fps: '5' })).toMatchObject({ scenario: 'record', gif_fps: 5 });
+    expect(errorOf({ url, format: 'gif', duration: '31' })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['duration', 'format'] } });
+    expect(errorOf({ url, format: 'pdf', scenario: 'scroll' })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['format', 'scenario'] } });
+    expect(errorOf({ url, format: 'pdf', selector: 'h1' })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['selector', 'format'] } });
+    expect(errorOf({ url, format: 'gif', omit_background: 'true' })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['omit_background', 'format'] } });
+    expect(errorOf({ url, format: 'pdf', pdf_paper: 'B5' })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'pdf_paper', allowed: 'A3, A4, A5, Letter, Legal, Tabloid' } });
+    expect(errorOf({ url, format: 'gif', gif_fps: '60' })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'gif_fps' } });
   });
 
   it('checks time zones and language tags, and the rules between the new parameters', () => {
@@ -70,8 +86,8 @@ describe('request schema', () => {
     ['viewport_width', 'abc', 'integer 100..7680'],
     ['quality', '0', 'integer 1..100'],
     ['quality', 101, 'integer 1..100'],
-    ['format', 'PNG', 'png, jpg, webp, mp4, webm'],
-    ['format', 'gif', 'png, jpg, webp, mp4, webm'],
+    ['format', 'PNG', 'png, jpg, webp, pdf, mp4, webm, gif'],
+    ['format', 'bmp', 'png, jpg, webp, pdf, mp4, webm, gif'],
     ['full_page', 'yes', 'true, false'],
     ['full_page', 'TRUE', 'true, false'],
     ['wait_until', 'networkidle', 'load, domcontentloaded, networkidle0, networkidle2'],

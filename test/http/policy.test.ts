@@ -7,7 +7,16 @@ import { CaptureError } from '../../src/core/errors.js';
 
 describe('tiers', () => {
   it('match the README\'s tier table by default and take overrides', () => {
-    expect(DEFAULT_TIERS.FREE).toEqual({ requestsPerMinute: 20, monthlyQuota: 100, maxDuration: 10, geolocation: false, maxFullPageHeight: 32_000 });
+    expect(DEFAULT_TIERS.FREE).toEqual({
+      requestsPerMinute: 20,
+      monthlyQuota: 100,
+      maxDuration: 10,
+      geolocation: false,
+      maxFullPageHeight: 32_000,
+      scripts: true,
+      maxDeviceScaleFactor: 3,
+      formats: ['png', 'jpg', 'webp', 'pdf', 'mp4', 'webm', 'gif'],
+    });
     expect(DEFAULT_TIERS.ENTERPRISE.requestsPerMinute).toBe(150);
     expect(resolveTiers({ FREE: { requestsPerMinute: 5 } }).FREE).toMatchObject({ requestsPerMinute: 5, monthlyQuota: 100 });
   });

@@ -1,6 +1,6 @@
 import { CaptureError } from '../../core/errors.js';
 import { parseCaptureParams, type CaptureParams } from '../../core/schema.js';
-import { isVideoFormat } from '../../core/formats.js';
+import { FORMATS, isVideoFormat, type CaptureFormat } from '../../core/formats.js';
 
 export const TIER_NAMES = ['FREE', 'BASIC', 'PRO', 'ENTERPRISE'] as const;
 export type TierName = (typeof TIER_NAMES)[number];
@@ -16,14 +16,24 @@ export interface TierLimits {
   geolocation: boolean;
   /** Tallest full-page image in px: the default of `full_page_max_height` and its largest value. */
   maxFullPageHeight: number;
+  /** Whether `scripts` (the caller's JavaScript in the page) may be set. */
+  scripts: boolean;
+  /** Largest `device_scale_factor` (1..3); each step up multiplies the pixels rendered and encoded. */
+  maxDeviceScaleFactor: number;
+  /** Output formats allowed (pdf and gif cost the most CPU). */
+  formats: readonly CaptureFormat[];
 }
+
+const ALL_FORMATS = Object.freeze(Object.keys(FORMATS) as CaptureFormat[]);
+/** The expensive options, open to every tier unless the `tiers` option closes them. */
+const EXPENSIVE_ALLOWED = { scripts: true, maxDeviceScaleFactor: 3, formats: ALL_FORMATS } as const;
 
 /** The README's tier table; every number can be overridden with the `tiers` option. */
 export const DEFAULT_TIERS: Readonly<Record<TierName, TierLimits>> = Object.freeze({
-  FREE: { requestsPerMinute: 20, monthlyQuota: 100, maxDuration: 10, geolocation: false, maxFullPageHeight: 32_000 },
-  BASIC: { requestsPerMinute: 40, monthlyQuota: 2_000, maxDuration: 30, geolocation: false, maxFullPageHeight: 64_000 },
-  PRO: { requestsPerMinute: 80, monthlyQuota: 10_000, maxDuration: 300, geolocation: true, maxFullPageHeight: 150_000 },
-  ENTERPRISE: { requestsPerMinute: 150, monthlyQuota: 100_000, maxDuration: 1800, geolocation: true, maxFullPageHeight: 300_000 },
+  FREE: { requestsPerMinute: 20, monthlyQuota: 100, maxDuration: 10, geolocation: false, maxFullPageHeight: 32_000, ...EXPENSIVE_ALLOWED },
+  BASIC: { requestsPerMinute: 40, monthlyQuota: 2_000, maxDuration: 30, geolocation: false, maxFullPageHeight: 64_000, ...EXPENSIVE_ALLOWED },
+  PRO: { requestsPerMinute: 80, monthlyQuota: 10_000, maxDuration: 300, geolocation: true, maxFullPageHeight: 150_000, ...EXPENSIVE_ALLOWED },
+  ENTERPRISE: { requestsPerMinute: 150, monthlyQuota: 100_000, maxDuration: 1800, geolocation: true, maxFullPageHeight: 300_000, ...EXPENSIVE_ALLOWED },
 });
 
 export type Tiers = Readonly<Record<TierName, TierLimits>>;
@@ -70,6 +80,22 @@ export function checkTierGates(params: CaptureParams, tier: TierName, tiers: Tie
         required: cheapestTier(tiers, (t) => t.maxDuration >= params.duration) ?? 'ENTERPRISE',
         max: limits.maxDuration,
       },
+    });
+  }
+  if (!limits.formats.includes(params.format)) {
+    throw new CaptureError('TIER_RESTRICTED', `format ${params.format} is not available on the ${tier} tier`, {
+      details: { param: 'format', tier, required: cheapestTier(tiers, (t) => t.formats.includes(params.format)) ?? 'ENTERPRISE' },
+    });
+  }
+  if (params.scripts !== undefined && !limits.scripts) {
+    throw new CaptureError('TIER_RESTRICTED', `scripts are not available on the ${tier} tier`, {
+      details: { param: 'scripts', tier, required: cheapestTier(tiers, (t) => t.scripts) ?? 'ENTERPRISE' },
+    });
+  }
+  const scale = params.device_scale_factor ?? 1;
+  if (scale > limits.maxDeviceScaleFactor) {
+    throw new CaptureError('TIER_RESTRICTED', `device_scale_factor ${scale} exceeds the ${tier} tier maximum of ${limits.maxDeviceScaleFactor}`, {
+      details: { param: 'device_scale_factor', tier, required: cheapestTier(tiers, (t) => t.maxDeviceScaleFactor >= scale) ?? 'ENTERPRISE', max: limits.maxDeviceScaleFactor },
     });
   }
   const height = params.full_page_max_height;

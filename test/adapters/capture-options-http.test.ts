@@ -1,0 +1,193 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { isBuilt, startBuiltService, type BuiltService } from '../helpers/built-service.js';
+import { decode, near } from '../helpers/pixels.js';
+import { readPdf } from '../helpers/pdf.js';
+import { probe, frameAt, VIDEO_ROUTES } from '../plugins/video-fixtures.js';
+
+/** Every capture option and output of the README, through the built service as `npm start` runs it. */
+
+const KEY = 'ce_options_test_0123456789abcdefg';
+let fixtures: FixtureServer;
+let service: BuiltService;
+let dir: string;
+const seenHeader = new Map<string, string | undefined>();
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'capture-options-'));
+  fixtures = await startFixtureServer({
+    ...VIDEO_ROUTES,
+    '/with-third-party': (req, res) => {
+      seenHeader.set('/with-third-party', req.headers['x-capture-test'] as string | undefined);
+      const cookie = String(req.headers.cookie ?? '');
+      const port = new URL(fixtures.origin).port;
+      res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<body style="margin:0;height:100vh;background:${cookie.includes('session=abc') ? '#00ff00' : '#ff0000'}">
+        <img src="http://localhost:${port}/third-party.png"></body>`);
+    },
+    '/third-party.png': (req, res) => {
+      seenHeader.set('/third-party.png', req.headers['x-capture-test'] as string | undefined);
+      res.writeHead(404).end();
+    },
+  });
+  // A short budget, so what is never found is refused soon.
+  service = await startBuiltService('express', {
+    CAPTURE_API_KEYS: `${KEY}:PRO`,
+    CAPTURE_ALLOW_PRIVATE_NETWORKS: 'true',
+    CAPTURE_TIMEOUT_MS: '6000',
+    CAPTURE_CONCURRENCY: '2',
+    CAPTURE_LOG_LEVEL: 'warn',
+  });
+});
+afterAll(async () => {
+  await service?.stop();
+  await fixtures?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+type Query = Record<string, string>;
+const small = { viewport_width: '300', viewport_height: '200' };
+const get = (fixture: string, query: Query): Promise<Response> =>
+  fetch(`${service.origin}/api/v1/capture?${new URLSearchParams({ url: fixtures.url(fixture), ...small, ...query })}`, { headers: { 'X-API-Key': KEY } });
+const postJson = (fixture: string, body: Record<string, unknown>): Promise<Response> =>
+  fetch(`${service.origin}/api/v1/capture`, {
+    method: 'POST',
+    headers: { 'X-API-Key': KEY, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ url: fixtures.url(fixture), ...small, ...body }),
+  });
+
+async function bytes(response: Response, contentType = 'image/png'): Promise<Buffer> {
+  expect(response.status, await response.clone().text().then((t) => t.slice(0, 300))).toBe(200);
+  expect(response.headers.get('content-type')).toBe(contentType);
+  const body = Buffer.from(await response.arrayBuffer());
+  expect(Number(response.headers.get('content-length'))).toBe(body.length);
+  return body;
+}
+const colourAt = async (response: Response, x = 150, y = 100): Promise<[number, number, number]> => (await decode(await bytes(response))).at(x, y);
+
+describe.skipIf(!isBuilt())('capture options over HTTP (npm start)', () => {
+  it('device_scale_factor: twice the pixels for the same CSS size', async () => {
+    const image = await decode(await bytes(await get('/solid?color=%2300ff00', { device_scale_factor: '2' })));
+    expect([image.width, image.height]).toEqual([600, 400]);
+    expect(near(image.at(599, 399), '#00ff00')).toBe(true);
+  });
+
+  it('selector: the element\'s box only', async () => {
+    const image = await decode(await bytes(await get('/box', { selector: '#box' })));
+    expect([image.width, image.height]).toEqual([150, 80]);
+    expect(near(image.at(75, 40), '#0000ff')).toBe(true);
+  });
+
+  it('clip_x, clip_y, clip_width, clip_height: a rectangle of the page', async () => {
+    const image = await decode(await bytes(await get('/box', { clip_x: '40', clip_y: '1190', clip_width: '100', clip_height: '50' })));
+    expect([image.width, image.height]).toEqual([100, 50]);
+    expect(near(image.at(2, 2), '#ffffff')).toBe(true);
+    expect(near(image.at(50, 30), '#0000ff')).toBe(true);
+  });
+
+  it('wait_for_selector: waits for a late element; one that never comes is 422 ELEMENT_NOT_FOUND', async () => {
+    expect(near(await colourAt(await get('/late-element', { wait_for_selector: '#late' })), '#00ff00')).toBe(true);
+    const missing = await get('/late-element', { wait_for_selector: '#never' });
+    expect(missing.status).toBe(422);
+    expect(await missing.json()).toMatchObject({ code: 'ELEMENT_NOT_FOUND', param: 'wait_for_selector', selector: '#never' });
+  });
+
+  it('click: clicks before the shot', async () => {
+    expect(near(await colourAt(await get('/click', { click: '#go' }), 250, 150), '#00ff00')).toBe(true);
+  });
+
+  it('dark_mode and reduced_motion: the page sees the preferences', async () => {
+    expect(near(await colourAt(await get('/media', { dark_mode: 'true' })), '#00ff00')).toBe(true);
+    expect(near(await colourAt(await get('/slow-fade', { reduced_motion: 'true' })), '#0000ff')).toBe(true);
+  });
+
+  it('styles (GET) and scripts (POST JSON) change the page', async () => {
+    expect(near(await colourAt(await get('/solid', { styles: 'body { background: #0000ff !important; }' })), '#0000ff')).toBe(true);
+    expect(near(await colourAt(await postJson('/solid', { scripts: "document.body.style.background = '#00ff00';" })), '#00ff00')).toBe(true);
+  });
+
+  it.each([
+    ['ua', 'capture-test-agent/1.0', { user_agent: 'capture-test-agent/1.0' }],
+    ['lang', 'fr-FR', { locale: 'fr-FR' }],
+    ['tz', 'Asia/Tokyo', { timezone: 'Asia/Tokyo' }],
+  ])('%s: the page sees %s', async (kind, expected, query) => {
+    expect(near(await colourAt(await get(`/env?kind=${kind}&expect=${encodeURIComponent(expected)}`, query)), '#00ff00')).toBe(true);
+  });
+
+  it('timezone that does not exist is 400 INVALID_PARAMETER', async () => {
+    const response = await get('/solid', { timezone: 'Mars/Olympus' });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ code: 'INVALID_PARAMETER', param: 'timezone' });
+  });
+
+  it('headers (JSON body object) reach the target only; cookies (form, Cookie string) are set for its host', async () => {
+    expect(near(await colourAt(await postJson('/with-third-party', { headers: { 'X-Capture-Test': 'yes' }, cookies: [{ name: 'session', value: 'abc' }], delay: 200 })), '#00ff00')).toBe(true);
+    expect(seenHeader.get('/with-third-party')).toBe('yes');
+    expect(seenHeader.has('/third-party.png')).toBe(true);
+    expect(seenHeader.get('/third-party.png')).toBeUndefined();
+    const form = await fetch(`${service.origin}/api/v1/capture`, {
+      method: 'POST',
+      headers: { 'X-API-Key': KEY, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ url: fixtures.url('/with-third-party'), ...small, cookies: 'session=abc; theme=dark' }),
+    });
+    expect(near(await colourAt(form), '#00ff00')).toBe(true);
+    const host = await postJson('/solid', { headers: { Host: 'evil.example' } });
+    expect(host.status).toBe(400);
+    expect(await host.json()).toMatchObject({ code: 'INVALID_PARAMETER', param: 'headers' });
+  });
+
+  it('omit_background: transparent where the page paints nothing', async () => {
+    const { data, info } = await sharp(await bytes(await get('/meta', { omit_background: 'true' }))).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    expect(data[(150 * info.width + 250) * info.channels + 3]).toBe(0);
+    const jpg = await get('/meta', { omit_background: 'true', format: 'jpg' });
+    expect(jpg.status).toBe(400);
+    expect(await jpg.json()).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', params: ['omit_background', 'format'] });
+  });
+
+  it('fail_on_http_error: an error page is 502 http_status, and captured without it', async () => {
+    const failed = await get('/status?code=404', { fail_on_http_error: 'true' });
+    expect(failed.status).toBe(502);
+    expect(await failed.json()).toMatchObject({ code: 'CAPTURE_FAILED', reason: 'http_status', status: 404 });
+    expect(near(await colourAt(await get('/status?code=404', {})), '#0000ff')).toBe(true);
+  });
+
+  it('metadata: the JSON result describes the page', async () => {
+    const response = await get('/meta', { metadata: 'true', response_type: 'json' });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { url: string; page: unknown };
+    expect(body.page).toEqual({ title: 'Metadata page', final_url: fixtures.url('/meta'), status: 200, description: 'A page about itself', og_image: 'https://img.example/og.png' });
+    const stored = await fetch(new URL(body.url, service.origin));
+    expect(stored.headers.get('content-type')).toBe('image/png');
+  });
+
+  it('format=pdf: the page printed on the paper asked for, backgrounds as asked', async () => {
+    const a4 = readPdf(await bytes(await get('/solid?color=%2300ff00', { format: 'pdf' }), 'application/pdf'));
+    expect(a4.pages).toEqual([[596, 842]]);
+    expect(a4.content).toContain('0 1 0 rg');
+    const letter = readPdf(await bytes(await get('/solid?color=%2300ff00', { format: 'pdf', pdf_paper: 'Letter', pdf_landscape: 'true', pdf_print_background: 'false' }), 'application/pdf'));
+    expect(letter.pages).toEqual([[792, 612]]);
+    expect(letter.content).not.toContain('0 1 0 rg');
+    const tall = readPdf(await bytes(await get('/bands?count=6', { format: 'pdf' }), 'application/pdf'));
+    expect(tall.pages.length).toBeGreaterThan(3);
+    const scroll = await get('/solid', { format: 'pdf', scenario: 'scroll' });
+    expect(scroll.status).toBe(400);
+    expect(await scroll.json()).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', params: ['format', 'scenario'] });
+  });
+
+  it('format=gif with gif_fps: an animated gif of the scroll, duration × gif_fps frames', async () => {
+    const gif = await bytes(await get('/bands', { format: 'gif', duration: '2', gif_fps: '5', viewport_width: '320', viewport_height: '240' }), 'image/gif');
+    expect(gif.subarray(0, 6).toString('latin1')).toBe('GIF89a');
+    const file = path.join(dir, 'scroll.gif');
+    await writeFile(file, gif);
+    expect(await probe(file)).toMatchObject({ codec: 'gif', width: 320, height: 240, frames: 10, frameRate: '5/1' });
+    expect((await probe(file)).duration).toBeCloseTo(2, 1);
+    const first = await frameAt(file, 0);
+    expect(near(first.at(160, 120), '#ff0000', 40)).toBe(true);
+    const long = await get('/bands', { format: 'gif', duration: '31' });
+    expect(long.status).toBe(400);
+    expect(await long.json()).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', params: ['duration', 'format'] });
+  });
+});

@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CaptureEngine } from '../../src/index.js';
+import { createTestEngine } from '../helpers/engine.js';
+import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { ADAPTERS, startApp, type RunningApp } from '../helpers/adapters.js';
+import { QUOTA_HEADERS, RATE_HEADERS } from './contract-suite.js';
+
+/**
+ * The error codes of the capture options on every adapter: one engine with a short budget (what is
+ * never found is refused soon) and a FREE tier that closes the expensive options.
+ */
+
+const KEYS = { free: 'ce_options_free_0123456789abcdefg', pro: 'ce_options_pro_0123456789abcdefgh' };
+let fixtures: FixtureServer;
+let engine: CaptureEngine;
+const apps = new Map<string, RunningApp>();
+
+beforeAll(async () => {
+  fixtures = await startFixtureServer();
+  engine = await createTestEngine({
+    timeoutMs: 2_500,
+    apiKeys: [
+      { key: KEYS.free, tier: 'FREE' },
+      { key: KEYS.pro, tier: 'PRO' },
+    ],
+    tiers: { FREE: { requestsPerMinute: 1000, scripts: false, maxDeviceScaleFactor: 2, formats: ['png', 'jpg', 'webp'] }, PRO: { requestsPerMinute: 1000 } },
+  });
+  for (const adapter of ADAPTERS) apps.set(adapter, await startApp(adapter, engine));
+});
+afterAll(async () => {
+  for (const app of apps.values()) await app.close();
+  await engine?.close();
+  await fixtures?.close();
+});
+
+describe.each(ADAPTERS)('HTTP contract on %s: capture options', (adapter) => {
+  const capture = (key: string, query: Record<string, string>): Promise<Response> =>
+    fetch(`${apps.get(adapter)?.origin}/api/v1/capture?${new URLSearchParams({ url: fixtures.url('/box'), viewport_width: '300', viewport_height: '200', ...query })}`, {
+      headers: { 'X-API-Key': key },
+    });
+
+  it('422 ELEMENT_NOT_FOUND names the parameter and the selector, with the usual headers and no quota used', async () => {
+    const before = await capture(KEYS.pro, { selector: '#box' });
+    expect(before.status).toBe(200);
+    const response = await capture(KEYS.pro, { selector: '#missing' });
+    expect(response.status).toBe(422);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await response.json()).toEqual({ error: expect.any(String), code: 'ELEMENT_NOT_FOUND', param: 'selector', selector: '#missing' });
+    for (const name of [...RATE_HEADERS, ...QUOTA_HEADERS]) expect(response.headers.get(name), name).not.toBeNull();
+    expect(response.headers.get('x-quota-remaining')).toBe(before.headers.get('x-quota-remaining'));
+  });
+
+  it('400 INVALID_PARAMETER for a selector that is no CSS', async () => {
+    const response = await capture(KEYS.pro, { click: 'div[' });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ code: 'INVALID_PARAMETER', param: 'click' });
+  });
+
+  it.each([
+    [{ scripts: 'document.title = "x"' }, { param: 'scripts', required: 'BASIC' }],
+    [{ device_scale_factor: '3' }, { param: 'device_scale_factor', required: 'BASIC', max: 2 }],
+    [{ format: 'pdf' }, { param: 'format', required: 'BASIC' }],
+    [{ format: 'gif' }, { param: 'format', required: 'BASIC' }],
+  ])('403 TIER_RESTRICTED where the tier closes %o', async (query, details) => {
+    const response = await capture(KEYS.free, query);
+    expect(response.status).toBe(403);
+    expect(await response.json()).toMatchObject({ code: 'TIER_RESTRICTED', tier: 'FREE', ...details });
+  });
+
+  it.each([
+    [{ format: 'gif', duration: '31' }, ['duration', 'format']],
+    [{ format: 'pdf', selector: '#box' }, ['selector', 'format']],
+    [{ format: 'jpg', omit_background: 'true' }, ['omit_background', 'format']],
+    [{ selector: '#box', clip_x: '0', clip_y: '0', clip_width: '10', clip_height: '10' }, ['clip_x', 'selector']],
+  ])('400 INCOMPATIBLE_PARAMETERS for %o', async (query, params) => {
+    const response = await capture(KEYS.pro, query);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', params });
+  });
+});
