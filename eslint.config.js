@@ -14,6 +14,7 @@ const LAYERS = {
   storage: './src/storage',
   http: './src/http',
   ops: './src/ops',
+  jobs: './src/jobs',
   cli: ['./src/cli', './src/cli.ts'],
   root: ['./src/index.ts', './src/create-capture-engine.ts', './src/engine-options.ts'],
   plugins: './plugins',
@@ -21,14 +22,15 @@ const LAYERS = {
 };
 const forbid = (target, from, message) => ({ target: LAYERS[target], from: from.flatMap((name) => LAYERS[name]), message });
 const zones = [
-  forbid('core', ['browser', 'egress', 'storage', 'http', 'ops', 'cli', 'root', 'plugins', 'adapters'], 'the core knows its edges only by the interfaces in src/core/ports.ts'),
-  forbid('browser', ['egress', 'storage', 'http', 'ops', 'cli', 'root', 'plugins', 'adapters'], 'the browser layer depends on the core only'),
-  forbid('egress', ['browser', 'storage', 'http', 'ops', 'cli', 'root', 'plugins', 'adapters'], 'the egress layer depends on the core only'),
-  forbid('storage', ['browser', 'egress', 'http', 'ops', 'cli', 'root', 'plugins', 'adapters'], 'storage depends on the core only'),
-  forbid('http', ['browser', 'egress', 'storage', 'ops', 'cli', 'root', 'plugins', 'adapters'], 'the HTTP service depends on the core only'),
-  forbid('ops', ['browser', 'egress', 'storage', 'cli', 'root', 'plugins', 'adapters'], 'operations (metrics, health) observe the core and the HTTP service through their ports'),
-  forbid('plugins', ['browser', 'egress', 'storage', 'http', 'ops', 'cli', 'root', 'adapters'], 'plugins use the core and nothing else'),
-  forbid('adapters', ['core', 'browser', 'egress', 'storage', 'ops', 'cli', 'root', 'plugins'], 'adapters take the HTTP service (src/http) only'),
+  forbid('core', ['browser', 'egress', 'storage', 'http', 'ops', 'cli', 'root', 'plugins', 'adapters', 'jobs'], 'the core knows its edges only by the interfaces in src/core/ports.ts'),
+  forbid('browser', ['egress', 'storage', 'http', 'ops', 'cli', 'root', 'plugins', 'adapters', 'jobs'], 'the browser layer depends on the core only'),
+  forbid('egress', ['browser', 'storage', 'http', 'ops', 'cli', 'root', 'plugins', 'adapters', 'jobs'], 'the egress layer depends on the core only'),
+  forbid('storage', ['browser', 'egress', 'http', 'ops', 'cli', 'root', 'plugins', 'adapters', 'jobs'], 'storage depends on the core only'),
+  forbid('http', ['browser', 'egress', 'storage', 'ops', 'cli', 'root', 'plugins', 'adapters', 'jobs'], 'the HTTP service depends on the core only'),
+  forbid('ops', ['browser', 'egress', 'storage', 'cli', 'root', 'plugins', 'adapters', 'jobs'], 'operations (metrics, health) observe the core and the HTTP service through their ports'),
+  forbid('jobs', ['browser', 'storage', 'ops', 'cli', 'root', 'plugins', 'adapters'], 'jobs run captures on an engine and speak the HTTP service\'s queue port; they need no concrete edge'),
+  forbid('plugins', ['browser', 'egress', 'storage', 'http', 'ops', 'cli', 'root', 'adapters', 'jobs'], 'plugins use the core and nothing else'),
+  forbid('adapters', ['core', 'browser', 'egress', 'storage', 'ops', 'cli', 'root', 'plugins', 'jobs'], 'adapters take the HTTP service (src/http) only'),
 ];
 
 export default tseslint.config(

@@ -9,6 +9,8 @@ export default defineConfig({
     'src/cli.ts',
     // S3-compatible storage: its own entry, so only those who import it load the AWS SDK.
     'src/storage/s3-storage.ts',
+    // Asynchronous captures: their own entry, so only those who use them load BullMQ.
+    'src/jobs/index.ts',
     'adapters/express.ts',
     'adapters/fastify.ts',
     'adapters/koa.ts',
@@ -22,7 +24,7 @@ export default defineConfig({
   clean: true,
   splitting: true,
   outDir: 'dist',
-  external: ['express', 'fastify', 'koa', 'ioredis', '@aws-sdk/client-s3', '@aws-sdk/lib-storage', '@aws-sdk/s3-request-presigner'],
+  external: ['express', 'fastify', 'koa', 'ioredis', 'bullmq', '@aws-sdk/client-s3', '@aws-sdk/lib-storage', '@aws-sdk/s3-request-presigner'],
   // Keep the source layout (dist/src, dist/adapters, dist/plugins/<name>) that package.json exports name.
   outExtension: () => ({ js: '.js' }),
 });

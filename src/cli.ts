@@ -3,11 +3,13 @@ import { isCaptureError } from './core/errors.js';
 import { serve } from './cli/serve.js';
 import { shot } from './cli/shot.js';
 import { keys } from './cli/keys.js';
+import { worker } from './cli/worker.js';
 
 const USAGE = `capture-engine: screenshots and videos of web pages
 
   capture-engine serve [--port 3000] [--host 0.0.0.0] [--adapter node|express|fastify|koa] [--storage-dir DIR]
-                       [--allow-private-networks]
+                       [--allow-private-networks] [--worker]
+  capture-engine worker [--concurrency 4] [--storage-dir DIR] [--allow-private-networks]
   capture-engine keys create --tier PRO [--name NAME] | list | revoke PREFIX | set-tier PREFIX TIER
   capture-engine shot <url> -o <file> [--format png] [--width 1920] [--height 1080] [--full-page]
                        [--quality 90] [--wait-until domcontentloaded] [--delay 0] [--hide-selectors CSS]
@@ -15,13 +17,15 @@ const USAGE = `capture-engine: screenshots and videos of web pages
 
 Environment: PORT, CAPTURE_API_KEYS="<key>:<TIER>,...", CAPTURE_ALLOW_PRIVATE_NETWORKS=true,
 CAPTURE_CHROMIUM_PATH, CAPTURE_FFMPEG_PATH, CAPTURE_STORAGE_DIR, CAPTURE_REDIS_URL, CAPTURE_KEYS_FILE,
-CAPTURE_METRICS_PORT, CAPTURE_LOG_LEVEL.`;
+CAPTURE_METRICS_PORT, CAPTURE_LOG_LEVEL, CAPTURE_TIMEOUT_MS, CAPTURE_CONCURRENCY; asynchronous captures:
+CAPTURE_WEBHOOK_SECRET, CAPTURE_JOB_ATTEMPTS, CAPTURE_JOB_BACKOFF_MS, CAPTURE_JOB_LOCK_MS, CAPTURE_WEBHOOK_BACKOFF_MS.`;
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (command === 'serve') return serve(rest);
   if (command === 'shot') return shot(rest);
   if (command === 'keys') return keys(rest);
+  if (command === 'worker') return worker(rest);
   process.stdout.write(`${USAGE}\n`);
   if (command !== undefined && command !== 'help' && command !== '--help') process.exitCode = 2;
 }

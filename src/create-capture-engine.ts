@@ -59,6 +59,7 @@ export async function createCaptureEngine(options: CaptureEngineOptions = {}): P
     keyStore: options.keyStore,
     tiers: options.tiers,
     limiterStore: options.limiterStore,
+    asyncCaptures: options.asyncCaptures,
   });
   return engine;
 }

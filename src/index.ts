@@ -48,7 +48,7 @@ export {
   type ApiKeyRecord,
   type MemoryKeyStore,
 } from './http/index.js';
-export type { AnsweredRequest, HttpObserver, ReadinessCheck } from './http/index.js';
+export type { AnsweredRequest, HttpObserver, ReadinessCheck, AsyncCaptures, AsyncCaptureRequest, CaptureJobState, CaptureJobStatus } from './http/index.js';
 export { createNodeListener } from '../adapters/node-bridge.js';
 
 // Operations: Prometheus metrics.

@@ -5,16 +5,16 @@ export function baseOptions(allowPrivate: boolean | undefined, storageDir: strin
   return {
     allowPrivateNetworks: allowPrivate === true || process.env.CAPTURE_ALLOW_PRIVATE_NETWORKS === 'true',
     storageDir: storageDir ?? process.env.CAPTURE_STORAGE_DIR,
-    ...positiveFromEnv('timeoutMs', 'CAPTURE_TIMEOUT_MS'),
-    ...positiveFromEnv('concurrency', 'CAPTURE_CONCURRENCY'),
+    timeoutMs: positiveIntegerEnv('CAPTURE_TIMEOUT_MS'),
+    concurrency: positiveIntegerEnv('CAPTURE_CONCURRENCY'),
   };
 }
 
-/** `{ [option]: n }` when the variable is set; a value that is no positive integer stops the start. */
-function positiveFromEnv(option: 'timeoutMs' | 'concurrency', variable: string): Partial<CaptureEngineOptions> {
-  const raw = process.env[variable];
-  if (raw === undefined || raw === '') return {};
+/** A positive integer from the environment, when set; anything else stops the start. */
+export function positiveIntegerEnv(variable: string, env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const raw = env[variable];
+  if (raw === undefined || raw === '') return undefined;
   const value = Number(raw);
   if (!Number.isInteger(value) || value <= 0) throw new Error(`${variable} must be a positive integer, not ${raw}`);
-  return { [option]: value };
+  return value;
 }

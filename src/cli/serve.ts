@@ -7,10 +7,13 @@ import { startMetricsServer } from '../ops/index.js';
 import { baseOptions } from './engine-options.js';
 import { isAdapterName, listen, type AdapterName } from './mount.js';
 import { serviceSetup, type ServiceSetup } from './service-setup.js';
+import { startWorker, type CaptureWorker } from './worker.js';
 
 interface RunningService {
   server: Server;
   engine: CaptureEngine;
+  /** With `--worker`: asynchronous captures run in this process too. */
+  worker?: CaptureWorker;
   metricsServer?: Server;
   capturePath: string;
 }
@@ -26,6 +29,7 @@ export async function serve(args: string[]): Promise<void> {
       'storage-dir': { type: 'string' },
       'allow-private-networks': { type: 'boolean' },
       'metrics-port': { type: 'string' },
+      worker: { type: 'boolean' },
     },
   });
   const port = Number(values.port ?? process.env.PORT ?? 3000);
@@ -35,8 +39,9 @@ export async function serve(args: string[]): Promise<void> {
   const adapter = values.adapter ?? 'node';
   if (!isAdapterName(adapter)) throw new Error(`--adapter must be node, express, fastify or koa, not ${adapter}`);
   const setup = await serviceSetup(baseOptions(values['allow-private-networks'], values['storage-dir']), values['metrics-port']);
+  if (values.worker && !setup.jobs) throw new Error('--worker runs asynchronous captures, which need Redis: set CAPTURE_REDIS_URL');
 
-  const service = startService(setup, adapter, port, host);
+  const service = startService(setup, adapter, port, host, values.worker === true);
   // Listening from the start: a signal while Chromium launches must still close it and remove
   // its profile, which the default (dying at once) would leave behind.
   const shutdown = (): void => {
@@ -54,9 +59,10 @@ export async function serve(args: string[]): Promise<void> {
 }
 
 /** The engine, mounted and listening; an engine whose server cannot listen is closed again. */
-async function startService(setup: ServiceSetup, adapter: AdapterName, port: number, host: string): Promise<RunningService> {
+async function startService(setup: ServiceSetup, adapter: AdapterName, port: number, host: string, withWorker: boolean): Promise<RunningService> {
   const engine = await createCaptureEngine(setup.engineOptions);
   try {
+    const worker = withWorker && setup.jobs ? await startWorker(engine, setup.jobs.workerOptions(setup.engineOptions.concurrency)) : undefined;
     const http = createCaptureHttp(engine, setup.httpOptions);
     const server = await listen(http, adapter, port, host);
     let metricsServer: Server | undefined;
@@ -64,7 +70,7 @@ async function startService(setup: ServiceSetup, adapter: AdapterName, port: num
       setup.metrics.metrics.watch(() => engine.stats);
       metricsServer = await startMetricsServer(setup.metrics.metrics.registry, setup.metrics.port, host);
     }
-    return { server, engine, metricsServer, capturePath: http.routes.capture };
+    return { server, engine, worker, metricsServer, capturePath: http.routes.capture };
   } catch (error) {
     await engine.close();
     throw error;
@@ -75,9 +81,10 @@ async function startService(setup: ServiceSetup, adapter: AdapterName, port: num
  * Stops accepting connections, lets running captures finish and their responses flush, then
  * closes what is left. Kept-alive idle connections are closed as they become idle.
  */
-async function drain({ server, engine, metricsServer }: RunningService, graceMs = 10_000): Promise<void> {
+async function drain({ server, engine, worker, metricsServer }: RunningService, graceMs = 10_000): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   const sweeper = setInterval(() => server.closeIdleConnections(), 100);
+  await worker?.close();
   await engine.close();
   await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
   clearInterval(sweeper);

@@ -1,10 +1,11 @@
 import { consoleLogger } from '../core/logger.js';
 import type { CaptureStorage } from '../core/storage.js';
-import { createMemoryKeyStore, isTierName, redisLimiterStore, type CaptureHttpOptions, type MemoryKeyStore, type ReadinessCheck } from '../http/index.js';
+import { createMemoryKeyStore, createPolicy, isTierName, redisLimiterStore, type CaptureHttpOptions, type MemoryKeyStore, type ReadinessCheck } from '../http/index.js';
 import { createCaptureMetrics, type CaptureMetrics } from '../ops/index.js';
 import type { CaptureEngineOptions } from '../engine-options.js';
 import type { Redis } from 'ioredis';
 import { firstKnown, managedKeyStoreFromEnv } from './key-stores.js';
+import { jobsSetupFromEnv, type JobsSetup } from './jobs-setup.js';
 
 /** What `serve` builds from its flags and the environment, and what it must close at the end. */
 export interface ServiceSetup {
@@ -12,13 +13,23 @@ export interface ServiceSetup {
   httpOptions: CaptureHttpOptions;
   /** With `--metrics-port` / `CAPTURE_METRICS_PORT`. */
   metrics?: { metrics: CaptureMetrics; port: number };
+  /** With `CAPTURE_REDIS_URL`: asynchronous captures (the HTTP service queues them, workers run them). */
+  jobs?: JobsSetup;
   /** Closes the stores (Redis), after the engine has drained. */
   close(): Promise<void>;
 }
 
 const LOG_LEVELS = ['info', 'warn', 'error'] as const;
 
-export async function serviceSetup(engineOptions: CaptureEngineOptions, metricsPort: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<ServiceSetup> {
+/**
+ * Everything but the engine and the server. `keys: false` (a worker, which answers no requests)
+ * skips the key stores.
+ */
+export async function serviceSetup(
+  engineOptions: CaptureEngineOptions,
+  metricsPort: string | undefined,
+  { keys = true, env = process.env }: { keys?: boolean; env?: NodeJS.ProcessEnv } = {},
+): Promise<ServiceSetup> {
   const level = env.CAPTURE_LOG_LEVEL ?? 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new Error(`CAPTURE_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, not ${level}`);
   const log = consoleLogger(level as (typeof LOG_LEVELS)[number]);
@@ -35,11 +46,27 @@ export async function serviceSetup(engineOptions: CaptureEngineOptions, metricsP
     redis = client;
     return client;
   };
-  const managed = await managedKeyStoreFromEnv(env, connectRedis);
-  if (managed) closers.push(() => managed.close());
-  const operatorKeys = keyStoreFromEnv(env, managed === undefined);
-  const httpOptions: CaptureHttpOptions = { keyStore: managed ? firstKnown([operatorKeys, managed]) : operatorKeys, healthRoutes: true, readiness, log };
-  if (env.CAPTURE_REDIS_URL) httpOptions.limiterStore = redisLimiterStore(await connectRedis());
+  const httpOptions: CaptureHttpOptions = { healthRoutes: true, readiness, log };
+  if (keys) {
+    const managed = await managedKeyStoreFromEnv(env, connectRedis);
+    if (managed) closers.push(() => managed.close());
+    const operatorKeys = keyStoreFromEnv(env, managed === undefined);
+    httpOptions.keyStore = managed ? firstKnown([operatorKeys, managed]) : operatorKeys;
+  }
+  let jobs: JobsSetup | undefined;
+  if (env.CAPTURE_REDIS_URL) {
+    // One policy for the service and its workers: a failed asynchronous capture's refund lands
+    // in the same counters its reservation came from.
+    const policy = createPolicy({ store: redisLimiterStore(await connectRedis()) });
+    httpOptions.policy = policy;
+    jobs = jobsSetupFromEnv(env, engineOptions.allowPrivateNetworks === true, policy.refund);
+    if (keys) {
+      const { createCaptureJobs } = await import('../jobs/index.js');
+      const queue = createCaptureJobs(jobs.options);
+      httpOptions.asyncCaptures = queue;
+      closers.push(() => queue.close());
+    }
+  }
 
   const storage = await s3StorageFromEnvIfSet(env);
   if (storage) {
@@ -54,6 +81,7 @@ export async function serviceSetup(engineOptions: CaptureEngineOptions, metricsP
     engineOptions: { ...engineOptions, log, observer: metrics?.metrics.engineObserver, ...(storage ? { storage } : {}) },
     httpOptions,
     metrics,
+    jobs,
     close: async () => {
       await Promise.all(closers.map((close) => close()));
     },

@@ -35,6 +35,14 @@ export const captureErrors = {
       cause,
     }),
 
+  /** The job queue (Redis) cannot take or report an asynchronous capture. */
+  queueUnavailable: (cause?: unknown, retryAfterSeconds = 5) =>
+    new CaptureError('SERVICE_BUSY', 'The capture queue is unavailable, retry shortly', {
+      details: { reason: 'queue_unavailable' },
+      headers: { 'Retry-After': String(retryAfterSeconds) },
+      cause,
+    }),
+
   /** `fail_on_http_error`: the main document answered with an error status. */
   httpStatus: (status: number) =>
     new CaptureError('CAPTURE_FAILED', `The page answered HTTP ${status}`, { details: { reason: 'http_status', status } }),

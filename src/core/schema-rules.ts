@@ -52,6 +52,7 @@ export function checkCombinations(given: Given, missing: (name: keyof CapturePar
   if (given.get('omit_background') === true && format !== 'png' && format !== 'webp') {
     throw incompatible(`omit_background needs a transparent image: png or webp, not '${format}'`, ['omit_background', 'format']);
   }
+  if (given.has('webhook_url') && given.get('async') !== true) throw incompatible('webhook_url reports an asynchronous capture: it needs async=true', ['webhook_url', 'async']);
   const duration = given.get('duration') as number | undefined;
   if (format === 'gif' && duration !== undefined && duration > MAX_GIF_SECONDS) {
     throw incompatible(`a gif lasts at most ${MAX_GIF_SECONDS} s (got ${duration} s); use mp4 or webm for longer videos`, ['duration', 'format']);

@@ -63,6 +63,10 @@ export const CaptureParamsSchema = Type.Object(
     pdf_landscape: Type.Boolean({ default: false, description: 'Print a pdf in landscape orientation.' }),
     pdf_print_background: Type.Boolean({ default: true, description: 'Print backgrounds (colours and images) into a pdf.' }),
     gif_fps: Type.Integer({ minimum: 1, maximum: 30, default: 10, description: 'Frames per second of a gif (at most 30 s long).' }),
+    async: Type.Boolean({ default: false, description: 'HTTP: answer 202 at once and capture on a worker; poll `status_url` or give `webhook_url`. Needs Redis (CAPTURE_REDIS_URL).' }),
+    webhook_url: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 2048, description: 'With async=true: an http(s) URL that receives the final status as a POST signed with X-Capture-Signature.' }),
+    ),
   },
   { additionalProperties: true },
 );

@@ -6,3 +6,4 @@ export { createCaptureEgress, type CaptureEgress, type CaptureEgressOptions } fr
 export { isLocalhostName } from './host-name.js';
 export { systemResolver, type Resolver } from './resolver.js';
 export { parseTargetUrl } from './target-url.js';
+export { createOutboundGuard, type OutboundGuard } from './outbound-guard.js';

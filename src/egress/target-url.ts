@@ -11,8 +11,8 @@ const ALLOWED_SCHEMES = new Set(['http:', 'https:']);
  */
 const FORBIDDEN_CHARACTERS = /[\p{Cc}\p{Z}\u200b\u2060\ufeff]/u;
 
-function invalid(message: string): CaptureError {
-  return captureErrors.invalidParameter('url', message, 'http or https URL');
+function invalid(param: string, message: string): CaptureError {
+  return captureErrors.invalidParameter(param, message, 'http or https URL');
 }
 
 /**
@@ -20,17 +20,19 @@ function invalid(message: string): CaptureError {
  * ("2130706433", "0x7f.1", "127.1") reaches the address check already normalised. Only the shape
  * is judged here; where the host points is decided per connection by the egress proxy.
  *
- * `allowPrivateNetworks` lets operators capture their own hosts, `localhost` included.
+ * `allowPrivateNetworks` lets operators capture their own hosts, `localhost` included. `param` names
+ * the parameter the URL came in (`url`, `webhook_url`) in the refusal.
  */
-export function parseTargetUrl(raw: string, options: { allowPrivateNetworks?: boolean } = {}): URL {
-  if (typeof raw !== 'string' || raw.length === 0) throw invalid('url is required');
-  if (FORBIDDEN_CHARACTERS.test(raw)) throw invalid('url must not contain whitespace or control characters');
+export function parseTargetUrl(raw: string, options: { allowPrivateNetworks?: boolean; param?: string } = {}): URL {
+  const param = options.param ?? 'url';
+  if (typeof raw !== 'string' || raw.length === 0) throw invalid(param, `${param} is required`);
+  if (FORBIDDEN_CHARACTERS.test(raw)) throw invalid(param, `${param} must not contain whitespace or control characters`);
   let url: URL;
   try {
     // URL.parse would avoid the throw, but it arrived in Node 20.18 and the engine supports 20.9.
     url = new URL(raw);
   } catch {
-    throw invalid('url is not a valid URL');
+    throw invalid(param, `${param} is not a valid URL`);
   }
   if (url.username !== '' || url.password !== '') {
     // The refusal echoes the URL back and may be logged: never with the secret in it.

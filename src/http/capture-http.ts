@@ -13,6 +13,7 @@ import type { CaptureError } from '../core/errors.js';
 import type { RouteTable } from './routes.js';
 import type { AnsweredRequest } from './http-observer.js';
 import { alive, ready } from './health-routes.js';
+import { captureStatus } from './async-route.js';
 
 /**
  * The HTTP interface of the README over one engine, independent of any framework: adapters only
@@ -85,6 +86,12 @@ export class CaptureHttp {
         this.openApi ??= JSON.stringify(buildOpenApiDocument(routes));
         return { status: 200, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: method === 'HEAD' ? '' : this.openApi };
       });
+    }
+    if (target.pathname.startsWith(routes.capturesPrefix)) {
+      note.route = 'status';
+      if (method !== 'GET' && method !== 'HEAD') return this.reject(request, query, methodNotAllowed('GET, HEAD'));
+      const id = decodeURIComponent(target.pathname.slice(routes.capturesPrefix.length));
+      return this.withPeekedLimits(request, query, () => captureStatus(this.options, request, query, id));
     }
     if (target.pathname.startsWith(routes.filesPrefix)) {
       note.route = 'file';

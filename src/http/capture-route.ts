@@ -11,10 +11,11 @@ import type { AnsweredRequest } from './http-observer.js';
 import { setQuotaHeaders, setRateHeaders } from './limit-headers.js';
 import { readBodyParams, type ParamBag } from './request-body.js';
 import { captureResponse, errorResponse } from './responses.js';
+import { asyncCapturesFor, enqueueCapture } from './async-route.js';
 
 /**
  * `GET|POST {base}/v1/capture`: who asks, their rate limit, the parameters, the tier's gates, a
- * quota reservation, the capture, and a refund when the capture fails. Headers are computed
+ * quota reservation, the capture (or, with `async=true`, its job), and a refund when that fails. Headers are computed
  * first, so every answer, errors included, carries them.
  */
 export async function handleCapture(
@@ -50,17 +51,27 @@ export async function handleCapture(
     const parsed = applyTier(parseCaptureParams(params), account.tier, policy.tiers);
     note.format = parsed.format;
     note.scenario = parsed.scenario;
+    const jobs = parsed.async ? await asyncCapturesFor(options, parsed, account) : undefined;
+    const reservedAt = Date.now();
     const reservation = await policy.reserve(account.id, account.tier);
     setQuotaHeaders(headers, reservation);
     if (!reservation.allowed) throw quotaExceeded(reservation);
-    let result;
-    try {
-      result = await engine.capture(parsed, captureOptions);
-    } catch (error) {
-      await policy.refund(account.id, account.tier);
-      setQuotaHeaders(headers, { ...reservation, remaining: reservation.remaining + 1 });
-      throw error;
+    // What fails before the capture is done (or queued) gives the reservation back.
+    const refundOnFailure = async <T>(run: () => Promise<T>): Promise<T> => {
+      try {
+        return await run();
+      } catch (error) {
+        await policy.refund(account.id, account.tier, reservedAt);
+        setQuotaHeaders(headers, { ...reservation, remaining: reservation.remaining + 1 });
+        throw error;
+      }
+    };
+    if (jobs) {
+      const queued = await refundOnFailure(() => enqueueCapture(jobs, options, parsed, account, reservedAt, headers));
+      note.captureId = queued.id;
+      return queued.response;
     }
+    const result = await refundOnFailure(() => engine.capture(parsed, captureOptions));
     note.bytes = result.size;
     note.captureId = result.id;
     return await captureResponse(result, parsed.response_type === 'json', headers, options.routes.fileUrl);

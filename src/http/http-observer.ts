@@ -1,6 +1,6 @@
 /** What the HTTP service tells its observer (metrics) about each answered request. */
 export interface AnsweredRequest {
-  route: 'capture' | 'file' | 'openapi' | 'health' | 'other';
+  route: 'capture' | 'status' | 'file' | 'openapi' | 'health' | 'other';
   status: number;
   /** The catalogue code of an error answer. */
   code?: string;

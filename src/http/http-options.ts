@@ -8,6 +8,7 @@ import { createPolicy, type Policy } from './access/policy.js';
 import type { TierLimits, TierName } from './access/tiers.js';
 import { DEFAULT_BASE_PATH, routeTable, type RouteTable } from './routes.js';
 import type { HttpObserver, ReadinessCheck } from './http-observer.js';
+import type { AsyncCaptures } from './async-captures.js';
 
 /** Every option of `createCaptureHttp`. All are optional. */
 export interface CaptureHttpOptions {
@@ -39,6 +40,8 @@ export interface CaptureHttpOptions {
   healthRoutes?: boolean;
   /** What must work for `/readyz` besides the browser (stores, Redis). @default [] */
   readiness?: ReadinessCheck[];
+  /** The job queue of `async=true` captures (`createCaptureJobs` from Redis). @default none: async=true is refused */
+  asyncCaptures?: AsyncCaptures;
 }
 
 export const HTTP_DEFAULTS = Object.freeze({ bodyLimit: 64 * 1024 });
@@ -52,6 +55,7 @@ export interface ResolvedHttpOptions {
   log: Logger;
   observer: HttpObserver | undefined;
   readiness: ReadinessCheck[] | undefined;
+  asyncCaptures: AsyncCaptures | undefined;
 }
 
 export function resolveHttpOptions(options: CaptureHttpOptions, engine: { storage: CaptureStorage | undefined; log: Logger }): ResolvedHttpOptions {
@@ -64,6 +68,7 @@ export function resolveHttpOptions(options: CaptureHttpOptions, engine: { storag
     log: options.log ?? engine.log,
     observer: options.observer,
     readiness: options.readiness,
+    asyncCaptures: options.asyncCaptures,
   };
 }
 

@@ -7,3 +7,4 @@ export type { HttpRequest, HttpResponse } from './http-types.js';
 export type { AnsweredRequest, HttpObserver, ReadinessCheck } from './http-observer.js';
 export type { CaptureEngine, CaptureOptions } from '../core/engine.js';
 export * from './access/index.js';
+export type { AsyncCaptures, AsyncCaptureRequest, CaptureJobState, CaptureJobStatus } from './async-captures.js';

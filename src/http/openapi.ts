@@ -48,6 +48,11 @@ export function buildOpenApiDocument(routes: RouteTable): Record<string, unknown
         'application/json': { schema: { $ref: '#/components/schemas/CaptureResult' } },
       },
     },
+    '202': {
+      description: '`async=true`: the capture is queued; read its status at `status_url` (also in `Location`).',
+      headers: { ...LIMIT_HEADERS, Location: { schema: { type: 'string' } } },
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/CaptureQueued' } } },
+    },
     ...errorResponses,
   };
   return {
@@ -69,6 +74,17 @@ export function buildOpenApiDocument(routes: RouteTable): Record<string, unknown
             },
           },
           responses: captureResponses,
+        },
+      },
+      [`${relative(routes.capturesPrefix)}{id}`]: {
+        get: {
+          operationId: 'getCaptureStatus',
+          summary: 'Status of an asynchronous capture (for the key that asked for it only)',
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: {
+            '200': { description: 'Its status', headers: LIMIT_HEADERS, content: { 'application/json': { schema: { $ref: '#/components/schemas/CaptureStatus' } } } },
+            ...pick(errorResponses, ['401', '404']),
+          },
         },
       },
       [`${relative(routes.filesPrefix)}{path}`]: {
@@ -102,6 +118,27 @@ export function buildOpenApiDocument(routes: RouteTable): Record<string, unknown
             status: { const: 'completed' },
             id: { type: 'string' },
             clipped_from: { type: 'integer', description: 'Height of the page in px when the full-page image was cut shorter' },
+          },
+        },
+        CaptureQueued: {
+          type: 'object',
+          required: ['id', 'status', 'status_url'],
+          properties: { id: { type: 'string' }, status: { const: 'queued' }, status_url: { type: 'string' } },
+        },
+        CaptureStatus: {
+          type: 'object',
+          description: 'Also the body POSTed to `webhook_url`, signed: `X-Capture-Signature: sha256=<hex HMAC-SHA256 of the body>`.',
+          required: ['id', 'status', 'created_at'],
+          properties: {
+            id: { type: 'string' },
+            status: { enum: ['queued', 'processing', 'completed', 'failed'] },
+            created_at: { type: 'string', format: 'date-time' },
+            started_at: { type: 'string', format: 'date-time' },
+            finished_at: { type: 'string', format: 'date-time' },
+            url: { type: 'string', description: `Relative url of the stored file, under ${routes.filesPrefix}` },
+            size: { type: 'integer' },
+            format: { enum: Object.keys(FORMATS).map((format) => format.toUpperCase()) },
+            error: { type: 'object', properties: { code: { enum: Object.keys(ERROR_CATALOGUE) }, error: { type: 'string' } } },
           },
         },
         Error: {

@@ -7,6 +7,10 @@ export interface RouteTable {
   readonly basePath: string;
   /** `GET|POST {basePath}/v1/capture` */
   readonly capture: string;
+  /** `GET {basePath}/v1/captures/<id>`: the status of an asynchronous capture. */
+  readonly capturesPrefix: string;
+  /** Where the status of the asynchronous capture `id` is read. */
+  statusUrl(id: string): string;
   /** `GET {basePath}/v1/openapi.json` */
   readonly openApi: string;
   /** Everything under `{basePath}/v1/` belongs to the interface (unknown paths answer 404 there). */
@@ -33,6 +37,8 @@ export function routeTable(basePath: string = DEFAULT_BASE_PATH, healthRoutes = 
   return Object.freeze({
     basePath: base,
     capture: `${versionPrefix}capture`,
+    capturesPrefix: `${versionPrefix}captures/`,
+    statusUrl: (id: string) => `${versionPrefix}captures/${encodeURIComponent(id)}`,
     openApi: `${versionPrefix}openapi.json`,
     versionPrefix,
     filesPrefix,

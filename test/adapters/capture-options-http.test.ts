@@ -117,6 +117,12 @@ describe.skipIf(!isBuilt())('capture options over HTTP (npm start)', () => {
     expect(near(await colourAt(await get(`/env?kind=${kind}&expect=${encodeURIComponent(expected)}`, query)), '#00ff00')).toBe(true);
   });
 
+  it('async=true without a job queue is 400 INVALID_PARAMETER naming what is missing', async () => {
+    const response = await get('/solid', { async: 'true' });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ code: 'INVALID_PARAMETER', param: 'async', error: expect.stringMatching(/CAPTURE_REDIS_URL/) });
+  });
+
   it('timezone that does not exist is 400 INVALID_PARAMETER', async () => {
     const response = await get('/solid', { timezone: 'Mars/Olympus' });
     expect(response.status).toBe(400);

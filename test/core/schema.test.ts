@@ -43,6 +43,7 @@ describe('request schema', () => {
       pdf_landscape: false,
       pdf_print_background: true,
       gif_fps: 10,
+      async: false,
     });
   });
 
@@ -56,6 +57,8 @@ describe('request schema', () => {
     expect(errorOf({ url, format: 'gif', omit_background: 'true' })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['omit_background', 'format'] } });
     expect(errorOf({ url, format: 'pdf', pdf_paper: 'B5' })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'pdf_paper', allowed: 'A3, A4, A5, Letter, Legal, Tabloid' } });
     expect(errorOf({ url, format: 'gif', gif_fps: '60' })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'gif_fps' } });
+    expect(errorOf({ url, webhook_url: 'https://hooks.example/x' })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['webhook_url', 'async'] } });
+    expect(parseCaptureParams({ url, async: 'true', webhook_url: 'https://hooks.example/x' })).toMatchObject({ async: true, webhook_url: 'https://hooks.example/x' });
   });
 
   it('checks time zones and language tags, and the rules between the new parameters', () => {

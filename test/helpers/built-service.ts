@@ -7,38 +7,63 @@ import { closedPort } from './ports.js';
 export const BUILT_CLI = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
 export const isBuilt = (): boolean => existsSync(BUILT_CLI);
 
-export interface BuiltService {
+export interface BuiltProcess {
   child: ChildProcess;
-  origin: string;
   /** Everything it printed so far. */
   output(): string;
+  /** Resolves with its exit code once it has exited. */
+  readonly exited: Promise<number | null>;
   /** SIGTERM, and wait until it has exited. */
   stop(): Promise<void>;
+  /** SIGKILL to its whole process group (it and its browser), as when a container is killed. */
+  killGroup(): Promise<void>;
 }
 
-/** `capture-engine serve` on a free port with `adapter`, once it answers. */
-export async function startBuiltService(adapter: string, env: Record<string, string>): Promise<BuiltService> {
-  const port = await closedPort();
-  const child = spawn(process.execPath, [BUILT_CLI, 'serve', '--port', String(port), '--host', '127.0.0.1', '--adapter', adapter], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+export interface BuiltService extends BuiltProcess {
+  origin: string;
+}
+
+/** Runs the built CLI in a process group of its own, so it can be killed with its browser. */
+function runBuilt(args: string[], env: Record<string, string>): BuiltProcess {
+  const child = spawn(process.execPath, [BUILT_CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const running = (): boolean => child.exitCode === null && child.signalCode === null;
+  return {
+    child,
+    output: () => output,
+    exited,
+    stop: async () => {
+      if (running()) child.kill('SIGTERM');
+      await exited;
+    },
+    killGroup: async () => {
+      if (running()) process.kill(-(child.pid as number), 'SIGKILL');
+      await exited;
+    },
+  };
+}
+
+/** `capture-engine serve` on a free port with `adapter` (and `extraArgs`), once it answers. */
+export async function startBuiltService(adapter: string, env: Record<string, string>, extraArgs: string[] = []): Promise<BuiltService> {
+  const port = await closedPort();
+  const built = runBuilt(['serve', '--port', String(port), '--host', '127.0.0.1', '--adapter', adapter, ...extraArgs], env);
   const origin = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
     if (await fetch(`${origin}/api/v1/openapi.json`).then((r) => r.ok, () => false)) break;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  return {
-    child,
-    origin,
-    output: () => output,
-    stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  return { ...built, origin };
+}
+
+/** `capture-engine worker`, once it says it is ready. */
+export async function startBuiltWorker(env: Record<string, string>, args: string[] = []): Promise<BuiltProcess> {
+  const built = runBuilt(['worker', ...args], env);
+  for (let i = 0; i < 150 && !built.output().includes('worker ready'); i++) {
+    if (built.child.exitCode !== null) throw new Error(`the worker exited: ${built.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return built;
 }

@@ -27,8 +27,11 @@ export interface Policy {
   quota(accountId: string, tier: TierName): Promise<LimitState>;
   /** Takes one capture from the quota before capturing; refused (and not taken) when none is left. */
   reserve(accountId: string, tier: TierName): Promise<LimitDecision>;
-  /** Gives back a reservation whose capture failed. */
-  refund(accountId: string, tier: TierName): Promise<void>;
+  /**
+   * Gives back a reservation whose capture failed, to the month it was taken from (an asynchronous
+   * capture may fail after the month turned). @param reservedAtMs when it was reserved; default now
+   */
+  refund(accountId: string, tier: TierName, reservedAtMs?: number): Promise<void>;
 }
 
 const MONTH_WINDOW_SEC = 35 * 24 * 3600;
@@ -61,7 +64,7 @@ export function createPolicy(options: { tiers?: Partial<Record<TierName, Partial
   const rate = perTier((name, limits) => store.create({ keyPrefix: `rate:${name}`, points: limits.requestsPerMinute, durationSec: 60, refuseFromMemoryWhenOver: true }));
   const quota = perTier((name, limits) => store.create({ keyPrefix: `quota:${name}`, points: limits.monthlyQuota, durationSec: MONTH_WINDOW_SEC }));
   const month = monthClock();
-  const monthKey = (accountId: string): string => `${accountId}:${month().label}`;
+  const monthKey = (accountId: string, atMs?: number): string => `${accountId}:${month(atMs).label}`;
   const addresses = store.create({ keyPrefix: 'rate:address', points: tiers.FREE.requestsPerMinute, durationSec: 60, refuseFromMemoryWhenOver: true });
 
   const hit = async (limiter: RateLimiterAbstract, key: string, limit: number): Promise<LimitDecision> => {
@@ -102,8 +105,8 @@ export function createPolicy(options: { tiers?: Partial<Record<TierName, Partial
       const limit = tiers[tier].monthlyQuota;
       return { allowed: outcome.allowed, limit, remaining: Math.max(0, outcome.res.remainingPoints), resetMs: month().endsAt };
     },
-    async refund(accountId, tier) {
-      await quota[tier].reward(monthKey(accountId), 1);
+    async refund(accountId, tier, reservedAtMs) {
+      await quota[tier].reward(monthKey(accountId, reservedAtMs), 1);
     },
   };
 }

@@ -1,0 +1,99 @@
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { CaptureEngine } from '../core/engine.js';
+import { parseCaptureParams } from '../core/schema.js';
+import { toCaptureError } from '../core/to-capture-error.js';
+import type { CaptureError } from '../core/errors.js';
+import { DEFAULTS } from '../core/defaults.js';
+import { encodeFailure, type CaptureJobData, type CaptureJobResult, type WebhookJobData } from './job-data.js';
+import { jobStatus } from './job-status.js';
+import { resolveJobsOptions, type CaptureJobsOptions } from './jobs-options.js';
+import { Settlement, type QuotaRefund } from './settlement.js';
+import { startWebhookWorker, WebhookOutbox } from './webhooks.js';
+
+export interface CaptureWorkerOptions extends CaptureJobsOptions {
+  /** Captures this worker runs at once; give it the engine's `concurrency`. @default 4, the engine's default */
+  concurrency?: number;
+  /** Gives a failed capture's quota back (`policy.refund` of the HTTP service's policy, on the same Redis). */
+  refund?: QuotaRefund;
+  /** A running capture's lock: a worker silent this long is taken for lost and its job runs elsewhere. @default 30000 */
+  lockDurationMs?: number;
+}
+
+export interface CaptureWorker {
+  /** Stops taking jobs, lets the running ones finish, and closes its connections (not the engine). */
+  close(): Promise<void>;
+}
+
+/** A failure worth another try: the page or the machine may do better; a bad request will not. */
+function isRetryable(failure: CaptureError): boolean {
+  const status = failure.details.status;
+  if (failure.details.reason === 'http_status' && typeof status === 'number' && status < 500) return false;
+  return failure.retryable;
+}
+
+/**
+ * Runs queued captures on `engine` and settles each once it ends (webhook, quota), and delivers
+ * webhooks. Jobs of a worker that dies are taken over by another one after `lockDurationMs`
+ * (BullMQ's stalled-job recovery).
+ */
+export function startCaptureWorker(engine: CaptureEngine, options: CaptureWorkerOptions): CaptureWorker {
+  const resolved = resolveJobsOptions(options);
+  const log = engine.options.log;
+  const connection = resolved.connect();
+  const outbox = new WebhookOutbox(resolved, connection);
+  const settlement = new Settlement(connection, outbox, options.refund, resolved.retentionMs, resolved.queueName);
+  const lockDuration = options.lockDurationMs ?? 30_000;
+
+  const process = async (job: Job<CaptureJobData, CaptureJobResult>, _token?: string, signal?: AbortSignal): Promise<CaptureJobResult> => {
+    const startedAt = Date.now();
+    try {
+      // Stored, whatever the request asked: the result is read later from the status.
+      const params = parseCaptureParams({ ...job.data.params, response_type: 'json' });
+      const result = await engine.capture(params, { signal });
+      await result.dispose();
+      const done: CaptureJobResult = { url: result.url as string, size: result.size, format: result.format.toUpperCase() };
+      await settlement.settle(job, jobStatus(job, 'completed', { ...done, started_at: new Date(job.processedOn ?? startedAt).toISOString(), finished_at: new Date().toISOString() }));
+      return done;
+    } catch (error) {
+      const failure = toCaptureError(error);
+      const final = !isRetryable(failure) || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      const reason = encodeFailure(failure);
+      log.warn({ captureId: job.id, code: failure.code, attempt: job.attemptsMade + 1, final }, 'capture job failed');
+      if (final) {
+        await settlement.settle(job, jobStatus(job, 'failed', { started_at: new Date(job.processedOn ?? startedAt).toISOString(), finished_at: new Date().toISOString(), error: { code: failure.code, error: reason.slice(failure.code.length + 2) } }));
+      }
+      throw isRetryable(failure) ? new Error(reason) : new UnrecoverableError(reason);
+    }
+  };
+
+  const captures = new Worker<CaptureJobData, CaptureJobResult>(resolved.queueName, process, {
+    connection,
+    concurrency: options.concurrency ?? DEFAULTS.concurrency,
+    lockDuration,
+    stalledInterval: lockDuration,
+    maxStalledCount: 1,
+  });
+  // Failures the processor never saw (a job lost by workers more often than allowed) settle here;
+  // for the others this is the second call, and a no-op.
+  captures.on('failed', (job) => {
+    if (!job) return;
+    void job
+      .getState()
+      .then(async (state) => {
+        if (state === 'failed') await settlement.settle(job, jobStatus(job, 'failed'));
+      })
+      .catch((error: unknown) => log.error({ captureId: job.id, error: String(error) }, 'settling a failed capture job failed'));
+  });
+  captures.on('error', (error) => log.error({ error: String(error) }, 'capture worker error'));
+  const webhooks: Worker<WebhookJobData> = startWebhookWorker(resolved, connection, log);
+  webhooks.on('error', (error) => log.error({ error: String(error) }, 'webhook worker error'));
+
+  return {
+    async close() {
+      await captures.close();
+      await webhooks.close();
+      await outbox.close();
+      await connection.quit().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import type { TierName } from '../http/access/tiers.js';
+import type { CaptureError } from '../core/errors.js';
+
+/** What a capture job carries: parameters already validated and gated, and whose quota it holds. */
+export interface CaptureJobData {
+  params: Record<string, unknown>;
+  accountId: string;
+  tier: TierName;
+  reservedAt: number;
+}
+
+/** What a completed capture job returns (kept in Redis with the job). */
+export interface CaptureJobResult {
+  url: string;
+  size: number;
+  format: string;
+}
+
+/** A webhook delivery job: the status body to POST and to whom. */
+export interface WebhookJobData {
+  url: string;
+  accountId: string;
+  body: string;
+}
+
+/**
+ * A failure as a job keeps it (`failedReason` is a string): `CODE: message`, read back into the
+ * status's `error`. Unexposed errors keep the catalogue's message only.
+ */
+export function encodeFailure(failure: CaptureError): string {
+  return `${failure.code}: ${failure.expose ? failure.message : 'Internal error'}`;
+}
+
+const ENCODED = /^([A-Z][A-Z_]+): ([\s\S]*)$/;
+
+/** A job's `failedReason` as `{ code, error }`; BullMQ's own reasons (a worker lost twice) are internal errors. */
+export function decodeFailure(reason: string | undefined): { code: string; error: string } {
+  const match = ENCODED.exec(reason ?? '');
+  if (match) return { code: match[1] as string, error: match[2] as string };
+  return { code: 'CAPTURE_FAILED', error: `The capture could not be completed: ${reason || 'unknown reason'}` };
+}

@@ -1,0 +1,61 @@
+import { Redis } from 'ioredis';
+import type { Resolver } from '../egress/resolver.js';
+import { positive } from '../core/options.js';
+import { DEFAULTS } from '../core/defaults.js';
+
+/** What the queue side (HTTP service) and the worker side share. All but `connection` are optional. */
+export interface CaptureJobsOptions {
+  /** Redis: a URL, or an ioredis client to copy the settings of (BullMQ needs connections of its own). */
+  connection: string | Redis;
+  /** Name of the BullMQ queue; the webhooks' queue is `<name>-webhooks`. @default 'capture-engine' */
+  queueName?: string;
+  /** Tries per capture before it ends `failed` (errors that cannot get better are not retried). @default 3 */
+  attempts?: number;
+  /** First retry's delay; each next one doubles. @default 2000 */
+  backoffMs?: number;
+  /** How long statuses (and webhook jobs) are kept after a capture ends. @default 24 h, the files' default lifetime */
+  retentionMs?: number;
+  /** Secret of the webhooks' HMAC signature: one for all, or per account. Without one, `webhook_url` is refused. */
+  webhookSecret?: string | ((accountId: string) => string | undefined);
+  /** Tries per webhook delivery. @default 5 */
+  webhookAttempts?: number;
+  /** First webhook retry's delay; each next one doubles. @default 1000 */
+  webhookBackoffMs?: number;
+  /** Let webhooks go to private networks and loopback (tests, intranets). @default false */
+  allowPrivateNetworks?: boolean;
+  /** DNS resolver of the webhooks' egress guard. @default the system resolver */
+  resolver?: Resolver;
+}
+
+export interface ResolvedJobsOptions {
+  connect(): Redis;
+  queueName: string;
+  webhookQueueName: string;
+  attempts: number;
+  backoffMs: number;
+  retentionMs: number;
+  secretFor(accountId: string): string | undefined;
+  webhookAttempts: number;
+  webhookBackoffMs: number;
+  allowPrivateNetworks: boolean;
+  resolver: Resolver | undefined;
+}
+
+export function resolveJobsOptions(options: CaptureJobsOptions): ResolvedJobsOptions {
+  const { connection, webhookSecret } = options;
+  const queueName = options.queueName ?? 'capture-engine';
+  return {
+    // BullMQ's blocking commands must wait as long as they need: `maxRetriesPerRequest: null`.
+    connect: () => (typeof connection === 'string' ? new Redis(connection, { maxRetriesPerRequest: null }) : connection.duplicate({ maxRetriesPerRequest: null })),
+    queueName,
+    webhookQueueName: `${queueName}-webhooks`,
+    attempts: positive(options.attempts ?? 3, 'attempts'),
+    backoffMs: positive(options.backoffMs ?? 2_000, 'backoffMs'),
+    retentionMs: positive(options.retentionMs ?? DEFAULTS.fileLifetimeMs, 'retentionMs'),
+    secretFor: typeof webhookSecret === 'function' ? webhookSecret : () => webhookSecret,
+    webhookAttempts: positive(options.webhookAttempts ?? 5, 'webhookAttempts'),
+    webhookBackoffMs: positive(options.webhookBackoffMs ?? 1_000, 'webhookBackoffMs'),
+    allowPrivateNetworks: options.allowPrivateNetworks ?? false,
+    resolver: options.resolver,
+  };
+}

@@ -1,0 +1,34 @@
+import type { Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { TierName } from '../http/access/tiers.js';
+import type { CaptureJobStatus } from '../http/async-captures.js';
+import type { CaptureJobData, CaptureJobResult } from './job-data.js';
+import type { WebhookOutbox } from './webhooks.js';
+
+/** Gives back an account's reserved capture (the HTTP policy's `refund`). */
+export type QuotaRefund = (accountId: string, tier: TierName, reservedAtMs: number) => Promise<void>;
+
+/**
+ * What happens once a capture job has its final outcome, exactly once however often it is reached
+ * (a retried job, a worker lost after settling, the stalled checker failing a job): the webhook is
+ * queued under the capture's id (a second time is a no-op) and a failure's quota is refunded behind
+ * a Redis `SET NX` marker. A success keeps the quota reserved at enqueue.
+ */
+export class Settlement {
+  constructor(
+    private readonly redis: Redis,
+    private readonly outbox: WebhookOutbox,
+    private readonly refund: QuotaRefund | undefined,
+    private readonly retentionMs: number,
+    private readonly prefix: string,
+  ) {}
+
+  async settle(job: Job<CaptureJobData, CaptureJobResult>, status: CaptureJobStatus): Promise<void> {
+    const { accountId, tier, reservedAt, params } = job.data;
+    if (typeof params.webhook_url === 'string') await this.outbox.send(params.webhook_url, accountId, status);
+    if (status.status !== 'failed' || !this.refund) return;
+    // Marked first: a worker lost between the two costs the account one capture, never gives one away.
+    const first = await this.redis.set(`${this.prefix}:refunded:${status.id}`, '1', 'PX', this.retentionMs, 'NX');
+    if (first === 'OK') await this.refund(accountId, tier, reservedAt);
+  }
+}

@@ -1,0 +1,82 @@
+import http from 'node:http';
+import https from 'node:https';
+import { Queue, UnrecoverableError, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from '../core/logger.js';
+import { createOutboundGuard } from '../egress/index.js';
+import type { CaptureJobStatus } from '../http/async-captures.js';
+import type { WebhookJobData } from './job-data.js';
+import type { ResolvedJobsOptions } from './jobs-options.js';
+import { webhookSignature } from './webhook-signature.js';
+
+/** Longest a receiver may take to answer one delivery. */
+const DELIVERY_TIMEOUT_MS = 10_000;
+
+/** Webhook deliveries as jobs of their own: retried with exponential backoff, at most one per capture. */
+export class WebhookOutbox {
+  private readonly queue: Queue<WebhookJobData>;
+
+  constructor(
+    private readonly options: ResolvedJobsOptions,
+    connection: Redis,
+  ) {
+    this.queue = new Queue(options.webhookQueueName, { connection });
+  }
+
+  /** Queues the delivery of a capture's final status; the capture's id as job id makes a second call a no-op. */
+  async send(url: string, accountId: string, status: CaptureJobStatus): Promise<void> {
+    const retention = { age: Math.ceil(this.options.retentionMs / 1000) };
+    await this.queue.add(
+      'webhook',
+      { url, accountId, body: JSON.stringify(status) },
+      { jobId: status.id, attempts: this.options.webhookAttempts, backoff: { type: 'exponential', delay: this.options.webhookBackoffMs }, removeOnComplete: retention, removeOnFail: retention },
+    );
+  }
+
+  close(): Promise<void> {
+    return this.queue.close();
+  }
+}
+
+/** Delivers queued webhooks: a signed POST through the egress guard; anything but 2xx is retried. */
+export function startWebhookWorker(options: ResolvedJobsOptions, connection: Redis, log: Logger): Worker<WebhookJobData> {
+  const guard = createOutboundGuard({ allowPrivateNetworks: options.allowPrivateNetworks, resolver: options.resolver });
+  return new Worker<WebhookJobData>(
+    options.webhookQueueName,
+    async (job) => {
+      const secret = options.secretFor(job.data.accountId);
+      if (secret === undefined) throw new UnrecoverableError('no webhook secret for this account');
+      const url = await guard.check(job.data.url, 'webhook_url').catch((error: unknown) => {
+        throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
+      });
+      const status = await post(url, job.data.body, { 'X-Capture-Signature': webhookSignature(job.data.body, secret), 'X-Capture-Id': job.id as string }, guard.lookupFor(url));
+      if (status < 200 || status >= 300) throw new Error(`webhook answered ${status}`);
+      log.info({ captureId: job.id, status, attempt: job.attemptsMade + 1 }, 'webhook delivered');
+    },
+    { connection, concurrency: 8 },
+  );
+}
+
+function post(url: URL, body: string, headers: Record<string, string>, lookup: http.RequestOptions['lookup']): Promise<number> {
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const request = client.request(
+      url,
+      {
+        method: 'POST',
+        lookup,
+        timeout: DELIVERY_TIMEOUT_MS,
+        headers: { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), 'User-Agent': 'capture-engine-webhook' },
+      },
+      (response) => {
+        // Only the status matters; the body is read and dropped so the socket is freed.
+        response.resume();
+        response.on('end', () => resolve(response.statusCode ?? 0));
+        response.on('error', reject);
+      },
+    );
+    request.on('timeout', () => request.destroy(new Error(`webhook did not answer within ${DELIVERY_TIMEOUT_MS} ms`)));
+    request.on('error', reject);
+    request.end(body);
+  });
+}

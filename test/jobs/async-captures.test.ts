@@ -1,0 +1,219 @@
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { isBuilt, startBuiltService, startBuiltWorker, type BuiltProcess, type BuiltService } from '../helpers/built-service.js';
+import { startRedis, type TestRedis } from '../helpers/redis-server.js';
+import { decode, near } from '../helpers/pixels.js';
+import { until } from '../helpers/wait.js';
+import { countProcesses } from '../helpers/processes.js';
+import { probe, VIDEO_ROUTES } from '../plugins/video-fixtures.js';
+
+/**
+ * Asynchronous captures end to end: two service instances and worker processes of the built CLI
+ * on one real redis-server, sharing a storage directory, as a deployment on one machine would.
+ */
+
+const KEYS = { a: 'ce_async_a_0123456789abcdefghijk', b: 'ce_async_b_0123456789abcdefghijk' };
+const SECRET = 'webhook-test-secret';
+let fixtures: FixtureServer;
+let redis: TestRedis;
+let storageDir: string;
+let instanceA: BuiltService;
+let instanceB: BuiltService;
+let worker: BuiltProcess;
+let receiver: Server;
+const deliveries: { headers: IncomingHttpHeaders; body: string }[] = [];
+const flakyHits = new Map<string, number>();
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  fixtures = await startFixtureServer({
+    ...VIDEO_ROUTES,
+    // 503 for the first `fail` requests of each `id`, then a green page.
+    '/flaky': (req, res) => {
+      const query = new URL(req.url ?? '/', 'http://x').searchParams;
+      const id = query.get('id') ?? '';
+      const hits = (flakyHits.get(id) ?? 0) + 1;
+      flakyHits.set(id, hits);
+      const failing = hits <= Number(query.get('fail') ?? 0);
+      res.writeHead(failing ? 503 : 200, { 'Content-Type': 'text/html' }).end(`<body style="margin:0;height:100vh;background:${failing ? '#ff0000' : '#00ff00'}"></body>`);
+    },
+  });
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      deliveries.push({ headers: req.headers, body });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  redis = await startRedis();
+  storageDir = await mkdtemp(path.join(os.tmpdir(), 'capture-async-'));
+  env = {
+    CAPTURE_REDIS_URL: redis.url,
+    CAPTURE_API_KEYS: `${KEYS.a}:PRO,${KEYS.b}:PRO`,
+    CAPTURE_ALLOW_PRIVATE_NETWORKS: 'true',
+    CAPTURE_STORAGE_DIR: storageDir,
+    CAPTURE_WEBHOOK_SECRET: SECRET,
+    CAPTURE_JOB_ATTEMPTS: '3',
+    CAPTURE_JOB_BACKOFF_MS: '200',
+    CAPTURE_JOB_LOCK_MS: '3000',
+    CAPTURE_TIMEOUT_MS: '8000',
+    CAPTURE_CONCURRENCY: '1',
+    CAPTURE_LOG_LEVEL: 'warn',
+  };
+  if (!isBuilt()) return;
+  [instanceA, instanceB, worker] = await Promise.all([startBuiltService('node', env), startBuiltService('express', env), startBuiltWorker(env)]);
+}, 60_000);
+afterAll(async () => {
+  await Promise.all([instanceA?.stop(), instanceB?.stop(), worker?.stop()]);
+  await new Promise((resolve) => receiver?.close(resolve));
+  await redis?.stop();
+  await fixtures?.close();
+  await rm(storageDir, { recursive: true, force: true });
+});
+
+interface Status {
+  id: string;
+  status: string;
+  created_at: string;
+  started_at?: string;
+  finished_at?: string;
+  url?: string;
+  size?: number;
+  format?: string;
+  error?: { code: string; error: string };
+}
+
+const small = { viewport_width: '300', viewport_height: '200' };
+async function enqueue(on: BuiltService, query: Record<string, string>, key = KEYS.a): Promise<{ response: Response; body: { id: string; status: string; status_url: string } }> {
+  const response = await fetch(`${on.origin}/api/v1/capture`, {
+    method: 'POST',
+    headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ ...small, ...query, async: true }),
+  });
+  return { response, body: (await response.json()) as { id: string; status: string; status_url: string } };
+}
+async function statusOf(on: BuiltService, id: string, key = KEYS.a): Promise<Status> {
+  return (await (await fetch(`${on.origin}/api/v1/captures/${id}`, { headers: { 'X-API-Key': key } })).json()) as Status;
+}
+async function finished(on: BuiltService, id: string, timeoutMs = 30_000): Promise<Status> {
+  let last: Status | undefined;
+  await until(async () => ['completed', 'failed'].includes((last = await statusOf(on, id)).status), `capture ${id} to finish`, timeoutMs);
+  return last as Status;
+}
+/** The account's quota left, read without spending any. */
+async function quotaLeft(key = KEYS.a): Promise<number> {
+  return Number((await fetch(`${instanceB.origin}/api/v1/openapi.json`, { headers: { 'X-API-Key': key } })).headers.get('x-quota-remaining'));
+}
+
+describe.skipIf(!isBuilt())('asynchronous captures', () => {
+  it('is queued on instance A (202), run by a worker process, and read on instance B', async () => {
+    const before = await quotaLeft();
+    const { response, body } = await enqueue(instanceA, { url: fixtures.url('/solid?color=%2300ff00') });
+    expect(response.status).toBe(202);
+    expect(body).toEqual({ id: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/), status: 'queued', status_url: `/api/v1/captures/${body.id}` });
+    expect(response.headers.get('location')).toBe(body.status_url);
+    expect(response.headers.get('x-quota-remaining')).toBe(String(before - 1));
+    const status = await finished(instanceB, body.id);
+    expect(status).toMatchObject({ id: body.id, status: 'completed', format: 'PNG', url: expect.stringMatching(/^\/api\/files\//) });
+    expect(Date.parse(status.created_at)).toBeLessThanOrEqual(Date.parse(status.started_at as string));
+    expect(Date.parse(status.started_at as string)).toBeLessThanOrEqual(Date.parse(status.finished_at as string));
+    const file = await fetch(`${instanceB.origin}${status.url}`);
+    expect(file.headers.get('content-type')).toBe('image/png');
+    const image = await decode(Buffer.from(await file.arrayBuffer()));
+    expect([image.width, image.height]).toEqual([300, 200]);
+    expect(near(image.at(150, 100), '#00ff00')).toBe(true);
+    expect(status.size).toBe(Number(file.headers.get('content-length')));
+    expect(await quotaLeft()).toBe(before - 1);
+  });
+
+  it('shows a status to the account that asked only: 404 for another key, 401 without one', async () => {
+    const { body } = await enqueue(instanceA, { url: fixtures.url('/solid') });
+    const other = await fetch(`${instanceB.origin}/api/v1/captures/${body.id}`, { headers: { 'X-API-Key': KEYS.b } });
+    expect(other.status).toBe(404);
+    expect(await other.json()).toMatchObject({ code: 'NOT_FOUND' });
+    expect((await fetch(`${instanceB.origin}/api/v1/captures/${body.id}`)).status).toBe(401);
+    expect((await fetch(`${instanceB.origin}/api/v1/captures/nope`, { headers: { 'X-API-Key': KEYS.a } })).status).toBe(404);
+    await finished(instanceB, body.id);
+  });
+
+  it('POSTs the final status to webhook_url once, signed with the secret', async () => {
+    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const { body } = await enqueue(instanceA, { url: fixtures.url('/solid?color=%2300ff00'), webhook_url: hook });
+    const status = await finished(instanceB, body.id);
+    await until(() => deliveries.some((d) => d.headers['x-capture-id'] === body.id), 'the webhook', 15_000);
+    // A second delivery would come within the backoff; give it the time to.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const mine = deliveries.filter((d) => d.headers['x-capture-id'] === body.id);
+    expect(mine).toHaveLength(1);
+    const [delivery] = mine as [(typeof deliveries)[number]];
+    expect(delivery.headers['content-type']).toBe('application/json');
+    expect(delivery.headers['x-capture-signature']).toBe(`sha256=${createHmac('sha256', SECRET).update(delivery.body).digest('hex')}`);
+    expect(JSON.parse(delivery.body)).toMatchObject({ id: body.id, status: 'completed', url: status.url, size: status.size, format: 'PNG' });
+  });
+
+  it('refuses a webhook the egress guard refuses, and async without a webhook secret names it', async () => {
+    const refused = await enqueue(instanceA, { url: fixtures.url('/solid'), webhook_url: 'file:///etc/passwd' });
+    expect(refused.response.status).toBe(403);
+    expect(refused.body).toMatchObject({ code: 'URL_NOT_ALLOWED' });
+  });
+
+  it('counts the quota exactly once across retries: refunded once when every try fails, taken once when a retry succeeds', async () => {
+    const before = await quotaLeft();
+    const failing = await enqueue(instanceA, { url: fixtures.url('/flaky?id=always&fail=99'), fail_on_http_error: 'true' });
+    const recovering = await enqueue(instanceA, { url: fixtures.url('/flaky?id=twice&fail=2'), fail_on_http_error: 'true' });
+    const notFound = await enqueue(instanceA, { url: fixtures.url('/solid'), selector: '#missing' });
+    const failed = await finished(instanceB, failing.body.id);
+    expect(failed).toMatchObject({ status: 'failed', error: { code: 'CAPTURE_FAILED', error: expect.stringMatching(/503/) } });
+    expect(flakyHits.get('always')).toBe(3);
+    const recovered = await finished(instanceB, recovering.body.id);
+    expect(recovered.status).toBe('completed');
+    expect(flakyHits.get('twice')).toBe(3);
+    expect(await finished(instanceB, notFound.body.id)).toMatchObject({ status: 'failed', error: { code: 'ELEMENT_NOT_FOUND' } });
+    expect(await quotaLeft()).toBe(before - 1);
+  });
+
+  it('loses nothing when a worker is killed mid-recording: another worker takes the job over and completes it', async () => {
+    const before = await quotaLeft();
+    const { body } = await enqueue(instanceA, { url: fixtures.url('/fade'), scenario: 'record', format: 'mp4', duration: '10', viewport_width: '320', viewport_height: '240' });
+    await until(async () => (await statusOf(instanceB, body.id)).status === 'processing', 'the recording to start', 15_000);
+    const chromiumBefore = countProcesses('chromium');
+    await worker.killGroup();
+    expect(countProcesses('chromium')).toBeLessThan(chromiumBefore);
+    worker = await startBuiltWorker(env);
+    const status = await finished(instanceB, body.id, 90_000);
+    expect(status.status).toBe('completed');
+    const file = path.join(storageDir, 'recovered.mp4');
+    await writeFile(file, Buffer.from(await (await fetch(`${instanceB.origin}${status.url}`)).arrayBuffer()));
+    const video = await probe(file);
+    expect(video).toMatchObject({ codec: 'h264', width: 320, height: 240, frames: 300 });
+    expect(video.duration).toBeCloseTo(10, 0);
+    expect(await quotaLeft()).toBe(before - 1);
+  }, 150_000);
+
+  it('on SIGTERM a worker finishes its running capture before it exits', async () => {
+    const { body } = await enqueue(instanceA, { url: fixtures.url('/solid?color=%2300ff00'), delay: '2000' });
+    await until(async () => (await statusOf(instanceB, body.id)).status === 'processing', 'the capture to start', 15_000);
+    worker.child.kill('SIGTERM');
+    expect(await worker.exited).toBe(0);
+    expect(await statusOf(instanceB, body.id)).toMatchObject({ status: 'completed' });
+  });
+
+  it('runs jobs inside the service with serve --worker', async () => {
+    const service = await startBuiltService('fastify', env, ['--worker']);
+    try {
+      const { body } = await enqueue(service, { url: fixtures.url('/solid?color=%2300ff00'), format: 'webp' });
+      expect(await finished(service, body.id)).toMatchObject({ status: 'completed', format: 'WEBP' });
+    } finally {
+      await service.stop();
+    }
+    expect(await service.exited).toBe(0);
+  });
+});
