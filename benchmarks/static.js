@@ -3,7 +3,7 @@
 // Playwright floor and two open-source peers, capture-website and browserless.
 //
 //   node static.js [--quick] [--iterations=N] [--peer-iterations=N] [--window=MS]
-//                  [--contenders=floor,library,http,capture-website,browserless]
+//                  [--contenders=floor,floor-fast,library,http,capture-website,browserless]
 //                  [--pages=simple,heavy] [--viewports=1280x720,1920x1080]
 //                  [--outputs=png,jpg,webp,fullpage,dpr2,selector] [--levels=1,2,4]
 //                  [--throughput=one|first|all|none] [--quality=90] [--verbose]
@@ -152,7 +152,7 @@ async function startUnits(skipped, infos) {
 
 /** One case: latency rounds (order rotating), then the throughput bursts. Returns the row per contender. */
 async function runCase(c, active, workerOf) {
-  const row = Object.fromEntries(active.map((n) => [n, { lat: [], byIter: [], outside: [], serverOutside: [], bytes: [], images: [], errors: [], tput: {} }]));
+  const row = Object.fromEntries(active.map((n) => [n, { lat: [], byIter: [], outside: [], serverOutside: [], bytes: [], images: [], errors: [], tput: {}, cpu: {} }]));
   for (const w of pool.workers.values()) pool.sampler.resetWindow(w.pid);
 
   // Latency, sequential, interleaved round-robin with a rotating order.
@@ -181,6 +181,7 @@ async function runCase(c, active, workerOf) {
           const burst = { contender: name, jobs: [c.job], concurrency: level, minCount: level * cfg.minRounds, windowMs: cfg.windowMs };
           const r = await workerOf(name).measured('burst', burst, 600000);
           row[name].tput[level] = r.elapsedMs > 0 ? (r.completed / r.elapsedMs) * 1000 : NaN;
+          row[name].cpu[level] = r.completed > 0 ? r.cpuMs / r.completed : NaN;
           if (r.errors) row[name].errors.push(`c${level}: ${r.errors} failed (${r.firstError})`);
         } catch (err) {
           row[name].errors.push(`c${level}: ${err.message}`);

@@ -7,12 +7,16 @@
 //
 // Requests: { op: 'setup' } -> { info, pid } | { op: 'capture', contender, job } -> { ms, outsideMs,
 //           serverOutsideMs, bytes, image } | { op: 'burst', contender, jobs, concurrency, minCount,
-//           windowMs } -> { completed, errors, firstError, elapsedMs } | { op: 'close' }
+//           windowMs } -> { completed, errors, firstError, elapsedMs, cpuMs } | { op: 'close' }
+//
+// A burst's `cpuMs` is the CPU time this process and its descendants (Chromium) used during it,
+// from /proc, reaped children included: the HTTP client of `http` runs here too and counts.
 
 import { performance } from 'node:perf_hooks';
 import { UNITS } from './contenders/index.js';
 import { imageInfo } from './lib/image-info.js';
 import { answerRequests } from './lib/ipc.js';
+import { TICKS_PER_SECOND, treeTicks } from './lib/process-tree.js';
 
 const name = process.argv[2];
 const names = (process.argv[3] || '').split(',').filter(Boolean);
@@ -59,6 +63,7 @@ async function burst({ contender, jobs, concurrency, minCount, windowMs }) {
   let errors = 0;
   let firstError = null;
   let lastEnd = 0;
+  const ticks0 = treeTicks(process.pid, { reaped: true });
   const t0 = performance.now();
   const lane = async () => {
     while (started < minCount || performance.now() - t0 < windowMs) {
@@ -76,7 +81,8 @@ async function burst({ contender, jobs, concurrency, minCount, windowMs }) {
   };
   await Promise.all(Array.from({ length: concurrency }, lane));
   const elapsedMs = lastEnd - t0;
-  return { completed, errors, firstError, elapsedMs };
+  const cpuMs = ((treeTicks(process.pid, { reaped: true }) - ticks0) * 1000) / TICKS_PER_SECOND;
+  return { completed, errors, firstError, elapsedMs, cpuMs };
 }
 
 /** Closes the unit (its browser), waiting at most 15 s. */

@@ -3,7 +3,8 @@
 //   library: engine.capture({...}) in process.
 //   http:    the engine mounted in Express (app.use('/api', captureMiddleware(engine))), called
 //            over loopback with a keep-alive agent, GET /api/v1/capture?... with X-API-Key.
-// A unit of the static benchmark (see index.js).
+// The engine's egress guard is on (the page server's loopback address allowed), unless
+// BENCH_ENGINE_UNGUARDED=1. A unit of the static benchmark (see index.js).
 
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -77,7 +78,10 @@ export async function engineUnit({ withHttp = true } = {}) {
     async setup() {
       const { createCaptureEngine } = await loadEngine();
       engine = await createCaptureEngine({
-        allowPrivateNetworks: true,
+        // The guard stays on, as in production: every connection of the page goes through the
+        // egress proxy, which lets the loopback page server through and nothing else private.
+        // BENCH_ENGINE_UNGUARDED=1 measures without it (allowPrivateNetworks leaves the proxy out).
+        ...(process.env.BENCH_ENGINE_UNGUARDED === '1' ? { allowPrivateNetworks: true } : { allowAddress: (address) => address === '127.0.0.1' }),
         ...(withHttp
           ? {
               apiKeys: [{ key: HTTP_KEY, tier: 'ENTERPRISE' }],

@@ -1,7 +1,9 @@
-// Contender `floor`: raw Playwright, one warm browser, a fresh context per capture.
+// Contenders `floor` and `floor-fast`: raw Playwright, one warm browser, a fresh context per capture.
 // Playwright's page.screenshot() has no WebP, so the floor's WebP is Chromium's own encoder
 // through CDP (Page.captureScreenshot), which is the cheapest way Chromium can produce one.
-// A unit of the static benchmark (see index.js): { setup(), capture: { floor: (job) => Buffer }, close() }.
+// `floor-fast` takes every shot that way, with `optimizeForSpeed` (Chromium's fastest encoder
+// settings): the cheapest capture raw Playwright can make, the bar of the throughput targets.
+// A unit of the static benchmark (see index.js): { setup(), capture: { floor, 'floor-fast' }, close() }.
 
 import { CHROMIUM_PATH, LAUNCH_ARGS } from '../lib/chromium.js';
 
@@ -27,12 +29,38 @@ export async function floor() {
     }
   };
 
+  /** The shot through CDP only: viewport, the whole page, or the element's box, beyond the viewport when needed. */
+  const fast = async ({ url, format, width, height, fullPage, scale, selector, quality }) => {
+    const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor: scale });
+    try {
+      const page = await context.newPage();
+      const cdp = await context.newCDPSession(page);
+      await page.goto(url, { waitUntil: 'domcontentloaded' });
+      let clip;
+      if (selector) clip = await page.locator(selector).first().boundingBox();
+      else if (fullPage) {
+        const { cssContentSize } = await cdp.send('Page.getLayoutMetrics');
+        clip = { x: 0, y: 0, width, height: Math.ceil(cssContentSize.height) };
+      }
+      const type = format === 'jpg' ? 'jpeg' : format;
+      const { data } = await cdp.send('Page.captureScreenshot', {
+        format: type,
+        ...(type === 'png' ? {} : { quality }),
+        optimizeForSpeed: true,
+        ...(clip ? { clip: { ...clip, scale: 1 }, captureBeyondViewport: true } : {}),
+      });
+      return Buffer.from(data, 'base64');
+    } finally {
+      await context.close();
+    }
+  };
+
   return {
     async setup() {
       browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: LAUNCH_ARGS, headless: true });
       return { version: browser.version() };
     },
-    capture: { floor: capture },
+    capture: { floor: capture, 'floor-fast': fast },
     async close() {
       await browser?.close();
     },

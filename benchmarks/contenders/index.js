@@ -13,14 +13,14 @@ import { captureWebsiteContender } from './capture-website.js';
 import { engineUnit } from './engine.js';
 import { floor } from './floor.js';
 
-export const CONTENDER_NAMES = ['floor', 'library', 'http', 'capture-website', 'browserless'];
+export const CONTENDER_NAMES = ['floor', 'floor-fast', 'library', 'http', 'capture-website', 'browserless'];
 
 /**
  * Units run in one worker process each: { setup(), capture: { [contender]: (job) => Buffer },
  * close() }. library and http share one unit (one engine); the others are alone.
  */
 export const UNITS = {
-  floor: { contenders: ['floor'], create: () => floor() },
+  floor: { contenders: ['floor', 'floor-fast'], create: () => floor() },
   engine: { contenders: ['library', 'http'], create: (names) => engineUnit({ withHttp: names.includes('http') }) },
   'capture-website': { contenders: ['capture-website'], create: () => captureWebsiteContender() },
   browserless: { contenders: ['browserless'], create: () => browserlessContender() },
@@ -40,7 +40,7 @@ const resolvable = (specifier) => {
 /** Why a contender cannot run here, or null. */
 export function unavailable(name) {
   if (!fs.existsSync(CHROMIUM_PATH)) return `no Chromium at ${CHROMIUM_PATH} (set CAPTURE_CHROMIUM_PATH)`;
-  const needs = { floor: 'playwright-core', http: 'express', 'capture-website': 'capture-website', browserless: 'browserless' }[name];
+  const needs = { floor: 'playwright-core', 'floor-fast': 'playwright-core', http: 'express', 'capture-website': 'capture-website', browserless: 'browserless' }[name];
   if (needs && !resolvable(needs)) {
     return `package ${needs} not installed: run \`npm install\` in ${needs === 'capture-website' || needs === 'browserless' ? 'benchmarks/' : 'the repository root'}`;
   }

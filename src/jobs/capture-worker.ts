@@ -46,6 +46,8 @@ export function startCaptureWorker(engine: CaptureEngine, options: CaptureWorker
 
   const process = async (job: Job<CaptureJobData, CaptureJobResult>, _token?: string, signal?: AbortSignal): Promise<CaptureJobResult> => {
     const startedAt = Date.now();
+    const earlier = await settlement.completed(job.id as string);
+    if (earlier) return earlier;
     try {
       // Stored, whatever the request asked: the result is read later from the status.
       const params = parseCaptureParams({ ...job.data.params, response_type: 'json' });

@@ -10,9 +10,11 @@ export type QuotaRefund = (accountId: string, tier: TierName, reservedAtMs: numb
 
 /**
  * What happens once a capture job has its final outcome, exactly once however often it is reached
- * (a retried job, a worker lost after settling, the stalled checker failing a job): the webhook is
- * queued under the capture's id (a second time is a no-op) and a failure's quota is refunded behind
- * a Redis `SET NX` marker. A success keeps the quota reserved at enqueue.
+ * (a retried job, a worker lost after settling, the stalled checker failing a job): a success's
+ * result is recorded (a run of the same job after that returns it instead of capturing again, so
+ * the webhook and the status name the same file), the webhook is queued under the capture's id (a
+ * second time is a no-op), and a failure's quota is refunded behind a Redis `SET NX` marker. A
+ * success keeps the quota reserved at enqueue.
  */
 export class Settlement {
   constructor(
@@ -23,12 +25,26 @@ export class Settlement {
     private readonly prefix: string,
   ) {}
 
+  /** The result of this capture if an earlier run of its job already completed it. */
+  async completed(id: string): Promise<CaptureJobResult | undefined> {
+    const recorded = await this.redis.get(this.key('result', id));
+    return recorded === null ? undefined : (JSON.parse(recorded) as CaptureJobResult);
+  }
+
   async settle(job: Job<CaptureJobData, CaptureJobResult>, status: CaptureJobStatus): Promise<void> {
     const { accountId, tier, reservedAt, params } = job.data;
+    if (status.status === 'completed') {
+      const result: CaptureJobResult = { url: status.url as string, size: status.size as number, format: status.format as string };
+      await this.redis.set(this.key('result', status.id), JSON.stringify(result), 'PX', this.retentionMs, 'NX');
+    }
     if (typeof params.webhook_url === 'string') await this.outbox.send(params.webhook_url, accountId, status);
     if (status.status !== 'failed' || !this.refund) return;
     // Marked first: a worker lost between the two costs the account one capture, never gives one away.
-    const first = await this.redis.set(`${this.prefix}:refunded:${status.id}`, '1', 'PX', this.retentionMs, 'NX');
+    const first = await this.redis.set(this.key('refunded', status.id), '1', 'PX', this.retentionMs, 'NX');
     if (first === 'OK') await this.refund(accountId, tier, reservedAt);
+  }
+
+  private key(kind: 'result' | 'refunded', id: string): string {
+    return `${this.prefix}:${kind}:${id}`;
   }
 }

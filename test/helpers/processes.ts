@@ -1,14 +1,5 @@
 import { execFileSync } from 'node:child_process';
 
-/** How many processes with exactly this name run now (for leak checks). */
-export function countProcesses(name: string): number {
-  try {
-    return execFileSync('pgrep', ['-x', name], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).length;
-  } catch {
-    return 0;
-  }
-}
-
 /** PIDs of the direct children of `parent` with this exact name. */
 export function childProcesses(parent: number, name: string): number[] {
   try {
@@ -25,4 +16,17 @@ export function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** PIDs of `root` and every process below it. */
+export function processTree(root: number): number[] {
+  const tree = [root];
+  for (let i = 0; i < tree.length; i++) {
+    try {
+      tree.push(...execFileSync('pgrep', ['-P', String(tree[i])], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number));
+    } catch {
+      // no children
+    }
+  }
+  return tree;
 }
