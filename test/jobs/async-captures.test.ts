@@ -12,6 +12,7 @@ import { decode, near } from '../helpers/pixels.js';
 import { until } from '../helpers/wait.js';
 import { isAlive, processTree } from '../helpers/processes.js';
 import { probe, VIDEO_ROUTES } from '../plugins/video-fixtures.js';
+import type { CaptureJobStatus } from '../../src/index.js';
 
 /**
  * Asynchronous captures end to end: two service instances and worker processes of the built CLI
@@ -79,17 +80,7 @@ afterAll(async () => {
   await rm(storageDir, { recursive: true, force: true });
 });
 
-interface Status {
-  id: string;
-  status: string;
-  created_at: string;
-  started_at?: string;
-  finished_at?: string;
-  url?: string;
-  size?: number;
-  format?: string;
-  error?: { code: string; error: string };
-}
+type Status = CaptureJobStatus;
 
 const small = { viewport_width: '300', viewport_height: '200' };
 async function enqueue(on: BuiltService, query: Record<string, string>, key = KEYS.a): Promise<{ response: Response; body: { id: string; status: string; status_url: string } }> {
