@@ -93,6 +93,8 @@ if (process.argv[2] === '--child') {
     }
     process.disconnect();
   });
+  // Messages sent before a listener exists are lost: the parent sends the job once told.
+  process.send({ ready: true });
 } else {
   const opts = readOptions(import.meta.url, {
     contenders: { env: 'BENCH_CONTENDERS' },
@@ -109,8 +111,10 @@ if (process.argv[2] === '--child') {
     console.error(`- ${contender}...`);
     const worker = fork(fileURLToPath(import.meta.url), ['--child'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const answer = await new Promise((resolve) => {
-      worker.once('message', resolve);
-      worker.send({ contender, ...settings, url: fixtures.url(`/${opts.text('page', 'simple')}`) });
+      worker.on('message', (message) => {
+        if (message.ready) worker.send({ contender, ...settings, url: fixtures.url(`/${opts.text('page', 'simple')}`) });
+        else resolve(message);
+      });
     });
     await new Promise((resolve) => worker.once('exit', resolve));
     if (answer.error) throw new Error(`${contender}: ${answer.error}`);

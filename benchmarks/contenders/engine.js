@@ -4,7 +4,8 @@
 //   http:    the engine mounted in Express (app.use('/api', captureMiddleware(engine))), called
 //            over loopback with a keep-alive agent, GET /api/v1/capture?... with X-API-Key.
 // The engine's egress guard is on (the page server's loopback address allowed), unless
-// BENCH_ENGINE_UNGUARDED=1. A unit of the static benchmark (see index.js).
+// BENCH_ENGINE_UNGUARDED=1; BENCH_ENGINE_OPTIONS (JSON) adds engine options to try. A unit of the
+// static benchmark (see index.js).
 
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -82,6 +83,8 @@ export async function engineUnit({ withHttp = true } = {}) {
         // egress proxy, which lets the loopback page server through and nothing else private.
         // BENCH_ENGINE_UNGUARDED=1 measures without it (allowPrivateNetworks leaves the proxy out).
         ...(process.env.BENCH_ENGINE_UNGUARDED === '1' ? { allowPrivateNetworks: true } : { allowAddress: (address) => address === '127.0.0.1' }),
+        // Engine options to try (JSON), e.g. BENCH_ENGINE_OPTIONS='{"warmContexts":0}'.
+        ...JSON.parse(process.env.BENCH_ENGINE_OPTIONS || '{}'),
         ...(withHttp
           ? {
               apiKeys: [{ key: HTTP_KEY, tier: 'ENTERPRISE' }],

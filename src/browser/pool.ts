@@ -138,10 +138,17 @@ export class BrowserPool implements ContextPool {
     await this.generations.contextClosed(slot.generation);
   }
 
-  /** Keeps `warmContexts` ready in the background; failures only mean the next capture opens its own. */
+  /**
+   * Keeps contexts ready in the background, as many as `warmContexts` less the captures running or
+   * waiting: a warm context only saves a capture at rest the wait for one. Under load every capture
+   * opens its own, which costs less: a page left waiting before its first navigation cost Chromium
+   * about 90 CPU-ms more per capture than one navigated at once (benchmarks/README.md). Failures
+   * only mean the next capture opens its own.
+   */
   private refill(): void {
     if (this.closed) return;
-    while (this.warm.length + this.warming < this.options.warmContexts) {
+    const wanted = this.options.warmContexts - this.active.size - this.queue.size;
+    while (this.warm.length + this.warming < wanted) {
       this.warming++;
       this.openSlot()
         .then(async (slot) => {
