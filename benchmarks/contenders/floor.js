@@ -38,7 +38,7 @@ export async function floor() {
       await page.goto(url, { waitUntil: 'domcontentloaded' });
       // Right after the load event Chromium may have no frame coming; captureScreenshot then
       // waits for one for ever (1 capture in ~10 here). One animation frame makes sure one is.
-      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(resolve)));
+      await page.evaluate('new Promise((resolve) => requestAnimationFrame(resolve))');
       let clip;
       if (selector) clip = await page.locator(selector).first().boundingBox();
       else if (fullPage) {
