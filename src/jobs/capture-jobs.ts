@@ -49,10 +49,13 @@ export class CaptureJobs implements AsyncCaptures {
   async status(id: string, accountId: string): Promise<CaptureJobStatus | undefined> {
     // Only ids this queue makes: anything else could name one of BullMQ's own keys.
     if (!CAPTURE_ID.test(id)) return undefined;
+    // The state first: a job read before it finished and a state read after would say
+    // `completed` without the result. Read the other way round, the job is at least that far.
+    const status = stateOf(await this.queue.getJobState(id));
+    if (status === undefined) return undefined;
     const job = await this.queue.getJob(id);
     if (!job || job.data.accountId !== accountId) return undefined;
-    const status = stateOf(await job.getState());
-    return status === undefined ? undefined : jobStatus(job, status);
+    return jobStatus(job, status);
   }
 
   /** Whether Redis answers (for `/readyz`). */
