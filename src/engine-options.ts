@@ -12,7 +12,7 @@ import type { CaptureHttpOptions } from './http/http-options.js';
  * are handed the engine; `createCaptureHttp(engine, options)` takes them directly.
  */
 export interface CaptureEngineOptions extends Omit<CaptureHttpOptions, 'storage' | 'log' | 'policy' | 'observer' | 'healthRoutes' | 'readiness'> {
-  /** Chromium executable. @default option → `CAPTURE_CHROMIUM_PATH` → Playwright's Chromium → `/usr/bin/chromium` */
+  /** Chromium executable. @default option → `CAPTURE_CHROMIUM_PATH` → Debian's headless shell → Playwright's Chromium → `/usr/bin/chromium` */
   executablePath?: string;
   /** Extra Chromium flags. @default [] */
   browserArgs?: string[];

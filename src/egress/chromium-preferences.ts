@@ -5,8 +5,10 @@ import { join } from 'node:path';
  * WebRTC talks UDP straight from the browser, past any proxy: a page can make Chromium send STUN
  * and TURN packets to any address and port, private ones included. Chromium honours
  * "disable_non_proxied_udp" (UDP off, TURN over TCP through the proxy, where the egress guard
- * checks it) only as a profile preference: the --force-webrtc-ip-handling-policy switch had no
- * effect in Chromium 156 (tested). Contexts from browser.newContext() inherit it from the profile.
+ * checks it) as a profile preference in the full browser, where the
+ * --force-webrtc-ip-handling-policy switch had no effect in Chromium 156 (tested), and only as that
+ * switch in the headless shell, which reads no profile preferences: `chromiumArgs` passes it.
+ * Contexts from browser.newContext() inherit the preference from the profile.
  */
 const EGRESS_PREFERENCES = {
   webrtc: {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { closedPort } from '../helpers/ports.js';
-import { childProcesses, isAlive } from '../helpers/processes.js';
+import { chromiumChildren, isAlive } from '../helpers/processes.js';
 import { BUILT_CLI, isBuilt, startBuiltService, type BuiltService } from '../helpers/built-service.js';
 import { decode, near } from '../helpers/pixels.js';
 import { until } from '../helpers/wait.js';
@@ -28,7 +28,7 @@ function startService(adapter: string, env: Record<string, string> = {}): Promis
 describe.skipIf(!isBuilt())('the service (npm start)', () => {
   it.each(['node', 'express', 'fastify', 'koa'])('SIGTERM on %s finishes the running capture, refuses new ones and exits cleanly', async (adapter) => {
     const { child, origin, output } = await startService(adapter);
-    const browsers = childProcesses(child.pid as number, 'chromium');
+    const browsers = chromiumChildren(child.pid as number);
     expect(browsers.length).toBeGreaterThan(0);
     const loaded = fixtures.hits('/solid');
     const running = fetch(`${origin}/api/v1/capture?url=${encodeURIComponent(fixtures.url('/solid'))}&delay=2000&viewport_width=200&viewport_height=200`, {
@@ -130,7 +130,7 @@ describe.skipIf(!isBuilt())('the service (npm start)', () => {
       let browsers: number[] = [];
       for (let i = 0; i < 200 && browsers.length === 0; i++) {
         await new Promise((resolve) => setTimeout(resolve, 25));
-        browsers = childProcesses(child.pid as number, 'chromium');
+        browsers = chromiumChildren(child.pid as number);
       }
       expect(browsers.length).toBeGreaterThan(0);
       child.kill('SIGTERM');

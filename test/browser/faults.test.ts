@@ -4,7 +4,7 @@ import { CaptureError } from '../../src/index.js';
 import { createTestEngine } from '../helpers/engine.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { decode, near } from '../helpers/pixels.js';
-import { childProcesses } from '../helpers/processes.js';
+import { chromiumChildren } from '../helpers/processes.js';
 import { until } from '../helpers/wait.js';
 
 let fixtures: FixtureServer;
@@ -27,7 +27,7 @@ function faultPlugin(marker: string, fault: Parameters<NonNullable<CapturePlugin
   return { name: `fault-${marker}`, stages: [{ name: marker, phase: 'settle', when: (p) => p.url.includes(marker), run: fault }] };
 }
 
-const chromiumChildren = (): number[] => childProcesses(process.pid, 'chromium');
+const browsersOfThisProcess = (): number[] => chromiumChildren(process.pid);
 
 function settled(engine: CaptureEngine): Promise<void> {
   return until(() => engine.stats.running === 0 && engine.stats.contexts <= engine.stats.warm, 'captures to end and their contexts to close');
@@ -45,7 +45,7 @@ describe('faults', () => {
           await ctx.cdp.send('Page.crash').catch(() => undefined);
         }),
         faultPlugin('kill-browser', async () => {
-          for (const pid of chromiumChildren()) process.kill(pid, 'SIGKILL');
+          for (const pid of browsersOfThisProcess()) process.kill(pid, 'SIGKILL');
           await new Promise((r) => setTimeout(r, 300));
         }),
       ],
@@ -64,7 +64,7 @@ describe('faults', () => {
   });
 
   it('Chromium killed mid-capture: a clean 502, then the pool relaunches it', async () => {
-    expect(chromiumChildren().length).toBeGreaterThan(0);
+    expect(browsersOfThisProcess().length).toBeGreaterThan(0);
     const failure = await engine.capture({ url: fixtures.url('/solid?kill-browser') }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(CaptureError);
     expect((failure as CaptureError).status).toBeGreaterThanOrEqual(502);

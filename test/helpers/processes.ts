@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
 
 /** PIDs of the direct children of `parent` with this exact name. */
-export function childProcesses(parent: number, name: string): number[] {
+/** The browsers `parent` started: Chromium, full or headless shell (its name cut to 15 characters). */
+export function chromiumChildren(parent: number): number[] {
   try {
-    return execFileSync('pgrep', ['-P', String(parent), '-x', name], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+    return execFileSync('pgrep', ['-P', String(parent), '^chromium'], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
   } catch {
     return [];
   }
