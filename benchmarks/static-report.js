@@ -62,7 +62,8 @@ export function report({ cfg, cases, results, active, skipped, infos, killed, se
   const versions = {
     floor: `raw playwright-core ${version('playwright-core')}: one browser, a new context per capture`,
     'floor-fast': 'the same, every shot through CDP `Page.captureScreenshot` with `optimizeForSpeed`',
-    library: `capture-engine ${engineVersion()} in process (\`engine.capture()\`)`,
+    'floor-fast-shell': 'floor-fast on Chromium\'s headless shell, the binary the engine drives',
+    library: `capture-engine ${engineVersion()} in process (\`engine.capture()\`), on the browser it finds by default (the headless shell when installed)`,
     http: `the same engine behind Express ${version('express')} (\`GET /api/v1/capture\` over loopback)`,
     'capture-website': `capture-website ${version('capture-website')} (puppeteer ${version('puppeteer')}): a browser launch per call, its default`,
     browserless: `browserless ${version('browserless')} (puppeteer ${version('puppeteer')}): one browser, a context per capture`,

@@ -35,21 +35,27 @@ export function throughputSection({ cfg, cases, results, active, pool, workerOf 
   const over = (pick) => geomean(measured.map((c) => pick(results.get(c.key))));
   const peak = (n) => (has(n) ? pool.sampler.peak.get(workerOf(n).pid) : NaN);
   const targets = [];
+  // The issue's bar is floor-fast on the machine's full Chromium; floor-fast-shell is the same loop
+  // on the headless shell the engine drives, so the engine's own share of the gain shows.
+  const floors = [
+    ['floor-fast', 'CDP-fast floor'],
+    ['floor-fast-shell', 'CDP-fast floor on the headless shell'],
+  ].filter(([floorName]) => has(floorName));
   for (const name of ['library', 'http'].filter(has)) {
-    if (has('floor-fast')) {
-      const speed = over((row) => ratio(row[name].tput[top], row['floor-fast'].tput[top]));
-      const cpu = over((row) => ratio(row[name].cpu[top], row['floor-fast'].cpu[top]));
-      targets.push([`${name} c${top} captures/s ≥ 1.3 × CDP-fast floor`, `${fmt(speed, 2)}×`, verdict(speed, (x) => x >= 1.3)]);
-      targets.push([`${name} CPU per capture at c${top} ≤ 0.75 × CDP-fast floor`, `${fmt(cpu, 2)}×`, verdict(cpu, (x) => x <= 0.75)]);
+    for (const [floorName, label] of floors) {
+      const speed = over((row) => ratio(row[name].tput[top], row[floorName].tput[top]));
+      const cpu = over((row) => ratio(row[name].cpu[top], row[floorName].cpu[top]));
+      targets.push([`${name} c${top} captures/s ≥ 1.3 × ${label}`, `${fmt(speed, 2)}×`, verdict(speed, (x) => x >= 1.3)]);
+      targets.push([`${name} CPU per capture at c${top} ≤ 0.75 × ${label}`, `${fmt(cpu, 2)}×`, verdict(cpu, (x) => x <= 0.75)]);
     }
     for (const [peer, factor] of [['browserless', 2], ['capture-website', 4]].filter(([p]) => has(p))) {
       const x = over((row) => ratio(row[name].tput[top], row[peer].tput[top]));
       targets.push([`${name} c${top} captures/s ≥ ${factor} × ${peer}`, `${fmt(x, 2)}×`, verdict(x, (v) => v >= factor)]);
     }
   }
-  if (has('library') && has('floor')) {
-    const memory = ratio(peak('library'), peak('floor'));
-    targets.push(['peak RSS (library + http) ≤ 1.3 × floor', `${fmt(memory, 2)}×`, verdict(memory, (x) => x <= 1.3)]);
+  for (const floorName of ['floor', 'floor-fast-shell'].filter((n) => has('library') && has(n))) {
+    const memory = ratio(peak('library'), peak(floorName));
+    targets.push([`peak RSS (library + http) ≤ 1.3 × ${floorName}`, `${fmt(memory, 2)}×`, verdict(memory, (x) => x <= 1.3)]);
   }
   out.push(markdownTable(['throughput target', 'measured (geometric mean over the burst cases)', 'result'], targets, { align: 'lrl' }));
   out.push('');

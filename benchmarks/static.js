@@ -3,7 +3,7 @@
 // Playwright floor and two open-source peers, capture-website and browserless.
 //
 //   node static.js [--quick] [--iterations=N] [--peer-iterations=N] [--window=MS]
-//                  [--contenders=floor,floor-fast,library,http,capture-website,browserless]
+//                  [--contenders=floor,floor-fast,floor-fast-shell,library,http,capture-website,browserless]
 //                  [--pages=simple,heavy] [--viewports=1280x720,1920x1080]
 //                  [--outputs=png,jpg,webp,fullpage,dpr2,selector] [--levels=1,2,4]
 //                  [--throughput=one|first|all|none] [--quality=90] [--verbose]

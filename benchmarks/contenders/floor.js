@@ -3,11 +3,14 @@
 // through CDP (Page.captureScreenshot), which is the cheapest way Chromium can produce one.
 // `floor-fast` takes every shot that way, with `optimizeForSpeed` (Chromium's fastest encoder
 // settings): the cheapest capture raw Playwright can make, the bar of the throughput targets.
+// `floor-fast-shell` is `floor-fast` driving Chromium's headless shell, the binary the engine
+// picks when it is installed: the same browser on both sides.
 // A unit of the static benchmark (see index.js): { setup(), capture: { floor, 'floor-fast' }, close() }.
 
 import { CHROMIUM_PATH, LAUNCH_ARGS } from '../lib/chromium.js';
 
-export async function floor() {
+/** `suffix` names the contenders of a floor on another binary (`-shell`). */
+export async function floor({ executablePath = CHROMIUM_PATH, suffix = '' } = {}) {
   const { chromium } = await import('playwright-core');
   let browser;
 
@@ -60,10 +63,10 @@ export async function floor() {
 
   return {
     async setup() {
-      browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: LAUNCH_ARGS, headless: true });
+      browser = await chromium.launch({ executablePath, args: LAUNCH_ARGS, headless: true });
       return { version: browser.version() };
     },
-    capture: { floor: capture, 'floor-fast': fast },
+    capture: { [`floor${suffix}`]: capture, [`floor-fast${suffix}`]: fast },
     async close() {
       await browser?.close();
     },

@@ -6,14 +6,14 @@
 // page for fullPage), encoded in the requested format at the requested quality.
 
 import fs from 'node:fs';
-import { CHROMIUM_PATH } from '../lib/chromium.js';
+import { CHROMIUM_PATH, HEADLESS_SHELL_PATH } from '../lib/chromium.js';
 import { ENGINE_ENTRY, adapterEntry, missing } from '../lib/dist.js';
 import { browserlessContender } from './browserless.js';
 import { captureWebsiteContender } from './capture-website.js';
 import { engineUnit } from './engine.js';
 import { floor } from './floor.js';
 
-export const CONTENDER_NAMES = ['floor', 'floor-fast', 'library', 'http', 'capture-website', 'browserless'];
+export const CONTENDER_NAMES = ['floor', 'floor-fast', 'floor-fast-shell', 'library', 'http', 'capture-website', 'browserless'];
 
 /**
  * Units run in one worker process each: { setup(), capture: { [contender]: (job) => Buffer },
@@ -21,6 +21,7 @@ export const CONTENDER_NAMES = ['floor', 'floor-fast', 'library', 'http', 'captu
  */
 export const UNITS = {
   floor: { contenders: ['floor', 'floor-fast'], create: () => floor() },
+  'floor-shell': { contenders: ['floor-fast-shell'], create: () => floor({ executablePath: HEADLESS_SHELL_PATH, suffix: '-shell' }) },
   engine: { contenders: ['library', 'http'], create: (names) => engineUnit({ withHttp: names.includes('http') }) },
   'capture-website': { contenders: ['capture-website'], create: () => captureWebsiteContender() },
   browserless: { contenders: ['browserless'], create: () => browserlessContender() },
@@ -40,7 +41,8 @@ const resolvable = (specifier) => {
 /** Why a contender cannot run here, or null. */
 export function unavailable(name) {
   if (!fs.existsSync(CHROMIUM_PATH)) return `no Chromium at ${CHROMIUM_PATH} (set CAPTURE_CHROMIUM_PATH)`;
-  const needs = { floor: 'playwright-core', 'floor-fast': 'playwright-core', http: 'express', 'capture-website': 'capture-website', browserless: 'browserless' }[name];
+  if (name === 'floor-fast-shell' && !fs.existsSync(HEADLESS_SHELL_PATH)) return `no headless shell at ${HEADLESS_SHELL_PATH} (apt-get install chromium-headless-shell, or set BENCH_HEADLESS_SHELL_PATH)`;
+  const needs = { floor: 'playwright-core', 'floor-fast': 'playwright-core', 'floor-fast-shell': 'playwright-core', http: 'express', 'capture-website': 'capture-website', browserless: 'browserless' }[name];
   if (needs && !resolvable(needs)) {
     return `package ${needs} not installed: run \`npm install\` in ${needs === 'capture-website' || needs === 'browserless' ? 'benchmarks/' : 'the repository root'}`;
   }

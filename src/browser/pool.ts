@@ -1,5 +1,5 @@
 import PQueue from 'p-queue';
-import type { BrowserLease, ContextPool, PoolStats, PreparedContext } from '../core/ports.js';
+import type { BrowserLease, ContextPool, PoolStats, PreparedContext, Viewport } from '../core/ports.js';
 import type { Logger } from '../core/logger.js';
 import { captureErrors } from '../core/error-factories.js';
 import { abortable } from '../core/deadline.js';
@@ -68,7 +68,7 @@ export class BrowserPool implements ContextPool {
    * Runs `task` with a fresh context once a slot is free. The context is closed afterwards whatever
    * happens. Throws SERVICE_BUSY at once when the queue is full.
    */
-  async run<T>(signal: AbortSignal, task: (lease: BrowserLease) => Promise<T>): Promise<T> {
+  async run<T>(signal: AbortSignal, task: (lease: BrowserLease) => Promise<T>, viewport?: Viewport): Promise<T> {
     if (this.closed) throw captureErrors.shuttingDown();
     if (this.queue.size >= this.options.maxQueue) throw captureErrors.queueFull(Math.max(1, Math.ceil(this.queue.size / this.options.concurrency)));
     // The caller gets its result as soon as the task ends; the slot stays taken until the context
@@ -80,7 +80,7 @@ export class BrowserPool implements ContextPool {
           async () => {
             started = true;
             const running = (async () => {
-              const slot = await abortable(this.take(), signal);
+              const slot = await abortable(this.take(viewport), signal);
               try {
                 resolve(await task({ context: slot.context, page: slot.page, cdp: slot.cdp, attachment: slot.prepared.attachment }));
               } catch (error) {
@@ -103,26 +103,30 @@ export class BrowserPool implements ContextPool {
     });
   }
 
-  private async take(): Promise<Slot> {
+  /**
+   * A warm context when one is left, else one opened at the capture's viewport: resizing a page
+   * costs Chromium two more protocol calls and a layout.
+   */
+  private async take(viewport?: Viewport): Promise<Slot> {
     let slot = this.warm.shift();
     while (slot && (!slot.generation.browser.isConnected() || slot.generation.retired || slot.page.isClosed())) {
       await this.dispose(slot);
       slot = this.warm.shift();
     }
-    slot ??= await this.openSlot();
+    slot ??= await this.openSlot(viewport);
     // Opening a context costs Chromium a renderer launch: while warm ones are left, the
     // replacement waits for this capture's release instead of competing with it for the CPU.
     if (this.warm.length === 0) this.refill();
     return slot;
   }
 
-  private async openSlot(): Promise<Slot> {
+  private async openSlot(viewport?: Viewport): Promise<Slot> {
     const generation = await this.generations.get();
     const prepared = (await this.options.prepareContext?.()) ?? { options: {}, dispose: async () => undefined };
     generation.open++;
     generation.contextsMade++;
     try {
-      const page = await openCapturePage((options) => generation.browser.newContext(options), prepared.options);
+      const page = await openCapturePage((options) => generation.browser.newContext(options), { ...prepared.options, ...(viewport ? { viewport } : {}) });
       return { ...page, prepared, generation };
     } catch (error) {
       generation.open--;

@@ -87,8 +87,10 @@ export class CaptureEngine {
     try {
       // Refused targets answer before they take a queue slot or a browser context.
       await abortable(this.egress.checkTarget(params.url), deadline.signal);
-      const outcome = await this.pool.run(deadline.signal, (lease) =>
-        runCapture({ id, params, deadline, lease, pipeline: this.pipeline, log: this.options.log, observer: this.observer }),
+      const outcome = await this.pool.run(
+        deadline.signal,
+        (lease) => runCapture({ id, params, deadline, lease, pipeline: this.pipeline, log: this.options.log, observer: this.observer }),
+        { width: params.viewport_width, height: params.viewport_height },
       );
       const { path } = outcome.output;
       const remove = async (): Promise<void> => {

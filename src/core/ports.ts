@@ -33,11 +33,20 @@ export interface CaptureObserver {
 /** Browser contexts for captures, bounded in number; the browser layer implements it. */
 export interface ContextPool {
   start(): Promise<void>;
-  /** Runs `task` in a fresh context once one is free; throws SERVICE_BUSY when the queue is full. */
-  run<T>(signal: AbortSignal, task: (lease: BrowserLease) => Promise<T>): Promise<T>;
+  /**
+   * Runs `task` in a fresh context once one is free; throws SERVICE_BUSY when the queue is full.
+   * A context opened for this task starts at `viewport`, so the capture need not resize it.
+   */
+  run<T>(signal: AbortSignal, task: (lease: BrowserLease) => Promise<T>, viewport?: Viewport): Promise<T>;
   readonly stats: PoolStats;
   /** Refuses new work, lets running captures finish, closes every context and browser. */
   close(): Promise<void>;
+}
+
+/** A page's size in CSS px. */
+export interface Viewport {
+  width: number;
+  height: number;
 }
 
 /** Per-context options and resources made for every context (e.g. an egress proxy session). */

@@ -1,0 +1,16 @@
+import { startPageServer } from './lib/fixture-pages.js';
+import { floor } from './contenders/floor.js';
+import { HEADLESS_SHELL_PATH } from './lib/chromium.js';
+const fixtures = await startPageServer();
+const unit = await floor({ executablePath: HEADLESS_SHELL_PATH });
+await unit.setup();
+const url = fixtures.url('/simple');
+const job = { url, format: 'png', width: 1280, height: 720, fullPage: false, scale: 1, quality: 90 };
+const one = () => unit.capture['floor-fast'](job);
+for (let i = 0; i < 3; i++) await one();
+const n = Number(process.env.N || 60); let started = 0;
+const cpu0 = process.cpuUsage(); const t0 = performance.now();
+await Promise.all(Array.from({ length: 4 }, async () => { while (started++ < n) await one(); }));
+const cpu = process.cpuUsage(cpu0);
+console.log(`captures/s ${(n / ((performance.now() - t0) / 1000)).toFixed(2)} node CPU ms/capture ${((cpu.user + cpu.system) / 1000 / n).toFixed(1)}`);
+await unit.close(); process.exit(0);

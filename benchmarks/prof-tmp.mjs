@@ -1,0 +1,15 @@
+import { startPageServer } from './lib/fixture-pages.js';
+import { loadEngine } from './lib/dist.js';
+const fixtures = await startPageServer();
+const { createCaptureEngine } = await loadEngine();
+const engine = await createCaptureEngine({ allowAddress: (a) => a === '127.0.0.1', ...JSON.parse(process.env.OPTS || '{}') });
+const url = fixtures.url('/simple');
+const one = async () => { const s = await engine.capture({ url, format: 'png', viewport_width: 1280, viewport_height: 720 }); await s.buffer(); await s.dispose?.(); };
+for (let i = 0; i < 3; i++) await one();
+const n = Number(process.env.N || 60); let started = 0;
+const cpu0 = process.cpuUsage(); const t0 = performance.now();
+await Promise.all(Array.from({ length: 4 }, async () => { while (started++ < n) await one(); }));
+const cpu = process.cpuUsage(cpu0);
+console.log(`captures/s ${(n / ((performance.now() - t0) / 1000)).toFixed(2)} node CPU ms/capture ${((cpu.user + cpu.system) / 1000 / n).toFixed(1)}`);
+await engine.close(); await fixtures.close?.();
+process.exit(0);
