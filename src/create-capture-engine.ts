@@ -4,7 +4,7 @@ import { CaptureEngine } from './core/engine.js';
 import { DEFAULTS } from './core/defaults.js';
 import { consoleLogger } from './core/logger.js';
 import { positive } from './core/options.js';
-import { BrowserPool } from './browser/pool.js';
+import { BrowserPool, type ContextReuseOptions } from './browser/pool.js';
 import { findChromium } from './browser/chromium-path.js';
 import { createCaptureEgress, type CaptureEgress } from './egress/capture-egress.js';
 import { createFsStorage } from './storage/fs-storage.js';
@@ -80,6 +80,16 @@ function browserPool(
     maxQueue: options.maxQueue ?? DEFAULTS.maxQueue,
     warmContexts: options.warmContexts ?? resolved.concurrency,
     recycleAfter: options.recycleAfter ?? DEFAULTS.recycleAfter,
+    contextReuse: contextReuseOptions(options.contextReuse),
     log: resolved.log,
   });
+}
+
+function contextReuseOptions(option: CaptureEngineOptions['contextReuse']): ContextReuseOptions | undefined {
+  if (!option) return undefined;
+  const { maxUses, idleMs } = option === true ? {} : option;
+  return {
+    maxUses: positive(maxUses ?? DEFAULTS.contextReuseMaxUses, 'contextReuse.maxUses'),
+    idleMs: positive(idleMs ?? DEFAULTS.contextReuseIdleMs, 'contextReuse.idleMs'),
+  };
 }

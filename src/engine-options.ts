@@ -26,6 +26,14 @@ export interface CaptureEngineOptions extends Omit<CaptureHttpOptions, 'storage'
   warmContexts?: number;
   /** Relaunch Chromium after this many captures (0 = never). @default 1000 */
   recycleAfter?: number;
+  /**
+   * For single-tenant deployments: keep a capture's browser context for the next capture of the
+   * same account (`reuseKey`), cleared in between, instead of a fresh context each time. Off by
+   * default: a kept context shares its HTTP cache and its tab's session storage between the
+   * account's captures (README, "Reusing contexts"). `true` takes the defaults.
+   * @default false
+   */
+  contextReuse?: boolean | { maxUses?: number; idleMs?: number };
   /** Time budget of a still capture in ms; videos get `duration × 2 s` on top. @default 30000 */
   timeoutMs?: number;
   /** Video frame rate. @default 30 */

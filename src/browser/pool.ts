@@ -1,5 +1,5 @@
 import PQueue from 'p-queue';
-import type { BrowserLease, ContextPool, PoolStats, PreparedContext, Viewport } from '../core/ports.js';
+import type { BrowserLease, ContextPool, LeaseWants, PoolStats, PreparedContext, Viewport } from '../core/ports.js';
 import type { Logger } from '../core/logger.js';
 import { captureErrors } from '../core/error-factories.js';
 import { abortable } from '../core/deadline.js';
@@ -19,12 +19,32 @@ export interface BrowserPoolOptions extends LaunchOptions {
   recycleAfter: number;
   /** Per-context options and resources (e.g. an egress proxy session), made for every context. */
   prepareContext?: () => Promise<PreparedContext>;
+  /** Keep contexts for later captures with the same reuse key (off when absent). */
+  contextReuse?: ContextReuseOptions;
   log: Logger;
+}
+
+export interface ContextReuseOptions {
+  /** Captures one context serves before it is closed. */
+  maxUses: number;
+  /** How long a kept context waits for its next capture before it is closed. */
+  idleMs: number;
 }
 
 interface Slot extends CapturePage {
   prepared: PreparedContext;
   generation: Generation;
+  /** Captures this context has been lent to. */
+  uses: number;
+  /** Origins its pages loaded (only tracked when contexts are reused): a reset clears their storage. */
+  origins: Set<string>;
+}
+
+/** A context kept after a capture, waiting for the next one with its key. */
+interface KeptSlot {
+  slot: Slot;
+  key: string;
+  expiry: NodeJS.Timeout;
 }
 
 /**
@@ -35,6 +55,10 @@ export class BrowserPool implements ContextPool {
   private readonly queue: PQueue;
   private readonly generations: BrowserGenerations;
   private readonly warm: Slot[] = [];
+  /** Oldest first; at most `concurrency`. */
+  private readonly kept: KeptSlot[] = [];
+  /** Contexts closing in the background (kept ones evicted); `close()` waits for them. */
+  private readonly closingSlots = new Set<Promise<void>>();
   private warming = 0;
   private closed = false;
   /** Aborts captures still waiting in the queue when the pool closes; running ones drain. */
@@ -58,6 +82,7 @@ export class BrowserPool implements ContextPool {
       running: this.active.size,
       queued: this.queue.size,
       warm: this.warm.length,
+      reusable: this.kept.length,
       contexts: this.generations.openContexts,
       connected: this.generations.connected,
       launches: this.generations.launches,
@@ -68,7 +93,7 @@ export class BrowserPool implements ContextPool {
    * Runs `task` with a fresh context once a slot is free. The context is closed afterwards whatever
    * happens. Throws SERVICE_BUSY at once when the queue is full.
    */
-  async run<T>(signal: AbortSignal, task: (lease: BrowserLease) => Promise<T>, viewport?: Viewport): Promise<T> {
+  async run<T>(signal: AbortSignal, task: (lease: BrowserLease) => Promise<T>, wants: LeaseWants = {}): Promise<T> {
     if (this.closed) throw captureErrors.shuttingDown();
     if (this.queue.size >= this.options.maxQueue) throw captureErrors.queueFull(Math.max(1, Math.ceil(this.queue.size / this.options.concurrency)));
     // The caller gets its result as soon as the task ends; the slot stays taken until the context
@@ -80,13 +105,16 @@ export class BrowserPool implements ContextPool {
           async () => {
             started = true;
             const running = (async () => {
-              const slot = await abortable(this.take(viewport), signal);
+              const slot = await abortable(this.take(wants), signal);
+              let succeeded = false;
               try {
                 resolve(await task({ context: slot.context, page: slot.page, cdp: slot.cdp, attachment: slot.prepared.attachment }));
+                succeeded = true;
               } catch (error) {
                 reject(error);
               } finally {
-                await this.dispose(slot);
+                // A failed capture may have left anything behind (a wedged page, a half-set state).
+                await this.release(slot, succeeded ? wants.reuseKey : undefined);
                 this.refill();
               }
             })().catch(reject);
@@ -107,17 +135,60 @@ export class BrowserPool implements ContextPool {
    * A warm context when one is left, else one opened at the capture's viewport: resizing a page
    * costs Chromium two more protocol calls and a layout.
    */
-  private async take(viewport?: Viewport): Promise<Slot> {
-    let slot = this.warm.shift();
-    while (slot && (!slot.generation.browser.isConnected() || slot.generation.retired || slot.page.isClosed())) {
+  private async take(wants: LeaseWants): Promise<Slot> {
+    let slot = wants.reuseKey === undefined ? undefined : await this.takeKept(wants.reuseKey);
+    slot ??= this.warm.shift();
+    while (slot && !usable(slot)) {
       await this.dispose(slot);
       slot = this.warm.shift();
     }
-    slot ??= await this.openSlot(viewport);
+    slot ??= await this.openSlot(wants.viewport);
     // Opening a context costs Chromium a renderer launch: while warm ones are left, the
     // replacement waits for this capture's release instead of competing with it for the CPU.
     if (this.warm.length === 0) this.refill();
+    slot.uses++;
     return slot;
+  }
+
+  /** The context most recently kept for `key` (its renderer is the likeliest to still be up). */
+  private async takeKept(key: string): Promise<Slot | undefined> {
+    for (let entry = this.kept.findLast((kept) => kept.key === key); entry; entry = this.kept.findLast((kept) => kept.key === key)) {
+      this.kept.splice(this.kept.indexOf(entry), 1);
+      clearTimeout(entry.expiry);
+      if (usable(entry.slot)) return entry.slot;
+      await this.dispose(entry.slot);
+    }
+    return undefined;
+  }
+
+  /** Keeps the context for the next capture with `reuseKey` when reuse allows it, else closes it. */
+  private async release(slot: Slot, reuseKey: string | undefined): Promise<void> {
+    const reuse = this.options.contextReuse;
+    if (reuse && reuseKey !== undefined && !this.closed && slot.uses < reuse.maxUses && usable(slot)) {
+      try {
+        await resetSlot(slot);
+        if (!this.closed) return this.keep(slot, reuseKey, reuse);
+      } catch (error) {
+        this.options.log.warn({ error: String(error) }, 'could not reset a browser context for reuse');
+      }
+    }
+    await this.dispose(slot);
+  }
+
+  private keep(slot: Slot, key: string, reuse: ContextReuseOptions): void {
+    const entry: KeptSlot = { slot, key, expiry: setTimeout(() => this.evict(entry), reuse.idleMs) };
+    entry.expiry.unref();
+    this.kept.push(entry);
+    for (let oldest = this.kept[0]; oldest && this.kept.length > this.options.concurrency; oldest = this.kept[0]) this.evict(oldest);
+  }
+
+  private evict(entry: KeptSlot): void {
+    const index = this.kept.indexOf(entry);
+    if (index < 0) return;
+    this.kept.splice(index, 1);
+    clearTimeout(entry.expiry);
+    const closing = this.dispose(entry.slot).finally(() => this.closingSlots.delete(closing));
+    this.closingSlots.add(closing);
   }
 
   private async openSlot(viewport?: Viewport): Promise<Slot> {
@@ -127,7 +198,9 @@ export class BrowserPool implements ContextPool {
     generation.contextsMade++;
     try {
       const page = await openCapturePage((options) => generation.browser.newContext(options), { ...prepared.options, ...(viewport ? { viewport } : {}) });
-      return { ...page, prepared, generation };
+      const origins = new Set<string>();
+      if (this.options.contextReuse) page.context.on('request', (request) => origins.add(new URL(request.url()).origin));
+      return { ...page, prepared, generation, uses: 0, origins };
     } catch (error) {
       generation.open--;
       await prepared.dispose();
@@ -144,14 +217,14 @@ export class BrowserPool implements ContextPool {
 
   /**
    * Keeps contexts ready in the background, as many as `warmContexts` less the captures running or
-   * waiting: a warm context only saves a capture at rest the wait for one. Under load every capture
+   * waiting and the contexts kept for reuse: a warm context only saves a capture at rest the wait for one. Under load every capture
    * opens its own, which costs less: a page left waiting before its first navigation cost Chromium
    * about 90 CPU-ms more per capture than one navigated at once (benchmarks/README.md). Failures
    * only mean the next capture opens its own.
    */
   private refill(): void {
     if (this.closed) return;
-    const wanted = this.options.warmContexts - this.active.size - this.queue.size;
+    const wanted = this.options.warmContexts - this.active.size - this.queue.size - this.kept.length;
     while (this.warm.length + this.warming < wanted) {
       this.warming++;
       this.openSlot()
@@ -171,8 +244,31 @@ export class BrowserPool implements ContextPool {
     this.closing.abort(captureErrors.shuttingDown());
     await this.queue.onIdle();
     while (this.active.size > 0) await Promise.allSettled([...this.active]);
-    await Promise.all(this.warm.splice(0).map((slot) => this.dispose(slot)));
+    for (const entry of [...this.kept]) this.evict(entry);
+    await Promise.all([...this.warm.splice(0).map((slot) => this.dispose(slot)), ...this.closingSlots]);
     for (const started = Date.now(); this.warming > 0 && Date.now() - started < CLOSE_TIMEOUT_MS; ) await new Promise((resolve) => setTimeout(resolve, 10));
     await this.generations.close();
   }
+}
+
+/** Whether a context can still serve a capture: its browser is up and current, its page open. */
+function usable(slot: Slot): boolean {
+  return slot.generation.browser.isConnected() && !slot.generation.retired && !slot.page.isClosed();
+}
+
+/**
+ * Clears what a capture left on its context before the next capture with the same key: the page
+ * leaves for about:blank (the site's renderer usually stays up, which is the point), other pages
+ * close, cookies go, and so does the storage of every origin its pages loaded (local storage,
+ * IndexedDB, Cache Storage); the egress session forgets its failures.
+ */
+async function resetSlot(slot: Slot): Promise<void> {
+  await slot.page.goto('about:blank', { timeout: CLOSE_TIMEOUT_MS });
+  for (const page of slot.context.pages()) if (page !== slot.page) await page.close();
+  await slot.context.clearCookies();
+  for (const origin of slot.origins) {
+    if (origin !== 'null') await slot.cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' });
+  }
+  slot.origins.clear();
+  slot.prepared.reset?.();
 }

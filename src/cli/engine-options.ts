@@ -7,6 +7,7 @@ export function baseOptions(allowPrivate: boolean | undefined, storageDir: strin
     storageDir: storageDir ?? process.env.CAPTURE_STORAGE_DIR,
     timeoutMs: positiveIntegerEnv('CAPTURE_TIMEOUT_MS'),
     concurrency: positiveIntegerEnv('CAPTURE_CONCURRENCY'),
+    contextReuse: process.env.CAPTURE_CONTEXT_REUSE === 'true',
   };
 }
 

@@ -12,6 +12,10 @@ export const DEFAULTS = Object.freeze({
   maxQueue: 32,
   /** Relaunch Chromium after this many captures (0 = never). */
   recycleAfter: 1000,
+  /** With `contextReuse`: captures one context serves before it is closed. */
+  contextReuseMaxUses: 100,
+  /** With `contextReuse`: how long a kept context waits for its next capture, in ms. */
+  contextReuseIdleMs: 30_000,
   /** Time budget of a still capture in ms; videos add `duration × videoMsPerSecond`. */
   timeoutMs: 30_000,
   /** Extra budget per second of video: frames are rendered and encoded at about real time. */

@@ -13,12 +13,18 @@ import { storeStage } from './store-stage.js';
 import { runCapture } from './run-capture.js';
 import { captureErrors } from './error-factories.js';
 import { isVideoFormat } from './formats.js';
+import { canShareContext } from './context-reuse.js';
 import type { CaptureObserver, ContextPool, EgressGuard, PoolStats } from './ports.js';
 import type { CaptureStorage } from './storage.js';
 
 export interface CaptureOptions {
   /** Aborting it cancels the capture, queued or running. */
   signal?: AbortSignal;
+  /**
+   * Who the capture is for, when the engine reuses contexts (`contextReuse`): only captures with
+   * the same key ever share a context. The HTTP routes pass the account. @default 'default'
+   */
+  reuseKey?: string;
 }
 
 /**
@@ -90,7 +96,10 @@ export class CaptureEngine {
       const outcome = await this.pool.run(
         deadline.signal,
         (lease) => runCapture({ id, params, deadline, lease, pipeline: this.pipeline, log: this.options.log, observer: this.observer }),
-        { width: params.viewport_width, height: params.viewport_height },
+        {
+          viewport: { width: params.viewport_width, height: params.viewport_height },
+          reuseKey: canShareContext(params) ? (options.reuseKey ?? 'default') : undefined,
+        },
       );
       const { path } = outcome.output;
       const remove = async (): Promise<void> => {

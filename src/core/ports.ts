@@ -14,7 +14,9 @@ export interface PoolStats {
   running: number;
   queued: number;
   warm: number;
-  /** Open contexts, warm ones included. */
+  /** Contexts kept after a capture for the next one with the same reuse key. */
+  reusable: number;
+  /** Open contexts, warm and reusable ones included. */
   contexts: number;
   connected: boolean;
   /** Browsers launched (or connected) since the pool started, the first included. */
@@ -35,9 +37,9 @@ export interface ContextPool {
   start(): Promise<void>;
   /**
    * Runs `task` in a fresh context once one is free; throws SERVICE_BUSY when the queue is full.
-   * A context opened for this task starts at `viewport`, so the capture need not resize it.
+   * A context opened for this task starts at `wants.viewport`, so the capture need not resize it.
    */
-  run<T>(signal: AbortSignal, task: (lease: BrowserLease) => Promise<T>, viewport?: Viewport): Promise<T>;
+  run<T>(signal: AbortSignal, task: (lease: BrowserLease) => Promise<T>, wants?: LeaseWants): Promise<T>;
   readonly stats: PoolStats;
   /** Refuses new work, lets running captures finish, closes every context and browser. */
   close(): Promise<void>;
@@ -49,11 +51,24 @@ export interface Viewport {
   height: number;
 }
 
+/** What a capture asks of the context it is lent. */
+export interface LeaseWants {
+  viewport?: Viewport;
+  /**
+   * Set only for a capture that leaves nothing on its context but what a reset clears: a pool that
+   * reuses contexts may lend it one that served an earlier capture with the same key, and keep its
+   * context for a later one.
+   */
+  reuseKey?: string;
+}
+
 /** Per-context options and resources made for every context (e.g. an egress proxy session). */
 export interface PreparedContext {
   options: BrowserContextOptions;
   /** Handed back with the lease. */
   attachment?: unknown;
+  /** Forgets what one capture left in the attachment, before its context serves another. */
+  reset?(): void;
   dispose(): Promise<void>;
 }
 

@@ -50,6 +50,7 @@ export async function createCaptureEgress(options: CaptureEgressOptions): Promis
       return {
         options: { proxy: { server: session.server, bypass: '<-loopback>' } },
         attachment: session,
+        reset: () => session.forgetFailures(),
         dispose: () => session.close(),
       };
     },

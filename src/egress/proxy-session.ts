@@ -21,6 +21,8 @@ export interface EgressSession {
    * http request as an ordinary 403 page; this tells the engine which it was.
    */
   failureFor(url: string | URL): EgressFailure | undefined;
+  /** Forgets the refusals and failures so far: its context is about to serve another capture. */
+  forgetFailures(): void;
   close(): Promise<void>;
 }
 
@@ -87,6 +89,11 @@ export class ProxySession implements EgressSession, ProxyConnectionContext {
       return undefined;
     }
     return this.failures.get(authority(parsed.hostname, portOf(parsed)));
+  }
+
+  forgetFailures(): void {
+    this.refused.length = 0;
+    this.failures.clear();
   }
 
   close(): Promise<void> {

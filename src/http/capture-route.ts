@@ -71,7 +71,7 @@ export async function handleCapture(
       note.captureId = queued.id;
       return queued.response;
     }
-    const result = await refundOnFailure(() => engine.capture(parsed, captureOptions));
+    const result = await refundOnFailure(() => engine.capture(parsed, { ...captureOptions, reuseKey: account.id }));
     note.bytes = result.size;
     note.captureId = result.id;
     return await captureResponse(result, parsed.response_type === 'json', headers, options.routes.fileUrl);

@@ -1,0 +1,123 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { CaptureEngine, CaptureEngineOptions } from '../../src/index.js';
+import { createTestEngine } from '../helpers/engine.js';
+import { html, startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { decode, near } from '../helpers/pixels.js';
+import { chromiumChildren } from '../helpers/processes.js';
+import { until } from '../helpers/wait.js';
+
+/** What each load of /state found, in order. */
+let seen: Record<string, string>[] = [];
+/** history.length of a fresh tab's first page: its initial about:blank and the page. */
+const FRESH = '2';
+let fixtures: FixtureServer;
+
+beforeAll(async () => {
+  fixtures = await startFixtureServer({
+    // Reports what an earlier capture could have left (its cookie, its storage, the tab's history),
+    // leaves all of it behind, and turns red when it found any of the cookie or local storage.
+    '/state': (_req, res) =>
+      html(
+        res,
+        `<body style="margin:0;height:100vh;background:#00ff00"><script>
+          const found = { cookie: document.cookie.includes('k=1'), local: localStorage.getItem('k') === '1', session: sessionStorage.getItem('k') === '1', history: history.length };
+          document.cookie = 'k=1; path=/; max-age=3600';
+          localStorage.setItem('k', '1');
+          sessionStorage.setItem('k', '1');
+          const report = new XMLHttpRequest();
+          report.open('GET', '/seen?' + new URLSearchParams(Object.entries(found).map(([k, v]) => [k, String(v)])), false);
+          report.send();
+          if (found.cookie || found.local) document.body.style.background = '#ff0000';
+          if (${'location.search'}.includes('popup')) window.open('/state');
+        </script></body>`,
+      ),
+    '/seen': (_req, res, query) => {
+      seen.push(Object.fromEntries(query));
+      res.writeHead(204).end();
+    },
+  });
+});
+afterAll(async () => fixtures?.close());
+
+let engine: CaptureEngine | undefined;
+afterEach(async () => {
+  await engine?.close();
+  engine = undefined;
+  seen = [];
+});
+
+async function start(options: CaptureEngineOptions): Promise<CaptureEngine> {
+  engine = await createTestEngine({ warmContexts: 0, ...options });
+  return engine;
+}
+
+/** Captures /state and returns what that load found; the image must be green (nothing left over). */
+async function captureState(target: CaptureEngine, reuseKey?: string, params: Record<string, unknown> = {}, query = ''): Promise<Record<string, string>> {
+  const before = seen.length;
+  const shot = await target.capture({ url: fixtures.url(`/state${query}`), viewport_width: 200, viewport_height: 100, ...params }, { reuseKey });
+  const image = await decode(await shot.buffer());
+  expect(near(image.at(100, 50), '#00ff00')).toBe(true);
+  expect(seen.length).toBeGreaterThan(before);
+  return seen[before] as Record<string, string>;
+}
+
+describe('context reuse (contextReuse)', () => {
+  it('is off by default: every capture gets a fresh context', async () => {
+    const target = await start({});
+    await captureState(target, 'a');
+    const second = await captureState(target, 'a');
+    expect(second.history).toBe(FRESH);
+    expect(target.stats.reusable).toBe(0);
+  });
+
+  it('keeps the context for the same key, with cookies and local storage cleared in between', async () => {
+    const target = await start({ contextReuse: true, concurrency: 1 });
+    const first = await captureState(target, 'a');
+    expect(first.history).toBe(FRESH);
+    // The context is reset and kept after the caller has its result.
+    await until(() => target.stats.reusable === 1, 'the context to be kept');
+    for (let i = 0; i < 2; i++) {
+      const again = await captureState(target, 'a');
+      // The same tab: its history grew (about:blank between two loads).
+      expect(Number(again.history)).toBeGreaterThan(Number(FRESH));
+      expect(again.cookie).toBe('false');
+      expect(again.local).toBe('false');
+      expect(again.session).toBe('false');
+    }
+    await until(() => target.stats.reusable === 1, 'the context to be kept');
+    expect(target.stats.contexts).toBe(1);
+  });
+
+  it('never lends one key\'s context to another key', async () => {
+    const target = await start({ contextReuse: true, concurrency: 2 });
+    await captureState(target, 'a');
+    const other = await captureState(target, 'b');
+    expect(other.history).toBe(FRESH);
+    await until(() => target.stats.reusable === 2, 'both contexts to be kept');
+  });
+
+  it('gives a capture that sets context state (cookies) a fresh context, and does not keep it', async () => {
+    const target = await start({ contextReuse: true, concurrency: 1 });
+    const withCookies = await captureState(target, 'a', { cookies: 'other=1' });
+    expect(withCookies.history).toBe(FRESH);
+    expect(target.stats.reusable).toBe(0);
+    expect((await captureState(target, 'a')).history).toBe(FRESH);
+  });
+
+  it('closes a context after maxUses captures, and the popups a capture opened before the next', async () => {
+    const target = await start({ contextReuse: { maxUses: 2 }, concurrency: 1 });
+    await captureState(target, 'a', {}, '?popup');
+    expect(Number((await captureState(target, 'a')).history)).toBeGreaterThan(Number(FRESH));
+    expect((await captureState(target, 'a')).history).toBe(FRESH);
+  });
+
+  it('closes the kept contexts with the engine: no browser process stays', async () => {
+    const target = await start({ contextReuse: { idleMs: 60_000 }, concurrency: 2 });
+    await captureState(target, 'a');
+    await captureState(target, 'b');
+    await until(() => target.stats.reusable === 2, 'both contexts to be kept');
+    await target.close();
+    engine = undefined;
+    expect(chromiumChildren(process.pid)).toEqual([]);
+  });
+});
