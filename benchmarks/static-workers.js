@@ -4,7 +4,6 @@
 import { fork } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CHROMIUM_PATH } from './lib/chromium.js';
 import { ChildChannel } from './lib/ipc.js';
 import { TreeSampler } from './lib/tree-sampler.js';
 import { waitQuiet } from './lib/wait-quiet.js';
@@ -52,8 +51,8 @@ class Worker {
     this.tail = [];
     this.child = fork(path.join(HERE, 'worker.js'), [unit, contenders.join(',')], {
       cwd: HERE,
+      // The environment as it is: the engine finds its own browser unless CAPTURE_CHROMIUM_PATH says.
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      env: { ...process.env, CAPTURE_CHROMIUM_PATH: CHROMIUM_PATH },
     });
     this.pid = this.child.pid;
     for (const stream of [this.child.stdout, this.child.stderr]) {

@@ -37,11 +37,10 @@ export class CaptureJobs implements AsyncCaptures {
   async enqueue(request: AsyncCaptureRequest): Promise<{ id: string }> {
     // 128 random bits, like a synchronous capture's id; the job id is the capture id.
     const id = randomBytes(16).toString('base64url');
-    const retention = { age: Math.ceil(this.options.retentionMs / 1000) };
     await this.queue.add(
       'capture',
       { params: { ...request.params }, accountId: request.accountId, tier: request.tier, reservedAt: request.reservedAt },
-      { jobId: id, attempts: this.options.attempts, backoff: { type: 'exponential', delay: this.options.backoffMs }, removeOnComplete: retention, removeOnFail: retention },
+      { jobId: id, attempts: this.options.attempts, backoff: { type: 'exponential', delay: this.options.backoffMs }, removeOnComplete: this.options.keepFinished, removeOnFail: this.options.keepFinished },
     );
     return { id };
   }

@@ -4,7 +4,7 @@ import { parseCaptureParams } from '../core/schema.js';
 import { toCaptureError } from '../core/to-capture-error.js';
 import type { CaptureError } from '../core/errors.js';
 import { DEFAULTS } from '../core/defaults.js';
-import { encodeFailure, type CaptureJobData, type CaptureJobResult, type WebhookJobData } from './job-data.js';
+import { decodeFailure, encodeFailure, type CaptureJobData, type CaptureJobResult, type WebhookJobData } from './job-data.js';
 import { jobStatus } from './job-status.js';
 import { resolveJobsOptions, type CaptureJobsOptions } from './jobs-options.js';
 import { Settlement, type QuotaRefund } from './settlement.js';
@@ -62,7 +62,7 @@ export function startCaptureWorker(engine: CaptureEngine, options: CaptureWorker
       const reason = encodeFailure(failure);
       log.warn({ captureId: job.id, code: failure.code, attempt: job.attemptsMade + 1, final }, 'capture job failed');
       if (final) {
-        await settlement.settle(job, jobStatus(job, 'failed', { started_at: new Date(job.processedOn ?? startedAt).toISOString(), finished_at: new Date().toISOString(), error: { code: failure.code, error: reason.slice(failure.code.length + 2) } }));
+        await settlement.settle(job, jobStatus(job, 'failed', { started_at: new Date(job.processedOn ?? startedAt).toISOString(), finished_at: new Date().toISOString(), error: decodeFailure(reason) }));
       }
       throw isRetryable(failure) ? new Error(reason) : new UnrecoverableError(reason);
     }

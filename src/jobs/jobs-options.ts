@@ -34,6 +34,8 @@ export interface ResolvedJobsOptions {
   attempts: number;
   backoffMs: number;
   retentionMs: number;
+  /** BullMQ's `removeOnComplete` / `removeOnFail`: finished jobs are kept as long as files. */
+  keepFinished: { age: number };
   secretFor(accountId: string): string | undefined;
   webhookAttempts: number;
   webhookBackoffMs: number;
@@ -44,6 +46,7 @@ export interface ResolvedJobsOptions {
 export function resolveJobsOptions(options: CaptureJobsOptions): ResolvedJobsOptions {
   const { connection, webhookSecret } = options;
   const queueName = options.queueName ?? 'capture-engine';
+  const retentionMs = positive(options.retentionMs ?? DEFAULTS.fileLifetimeMs, 'retentionMs');
   return {
     // BullMQ's blocking commands must wait as long as they need: `maxRetriesPerRequest: null`.
     connect: () => (typeof connection === 'string' ? new Redis(connection, { maxRetriesPerRequest: null }) : connection.duplicate({ maxRetriesPerRequest: null })),
@@ -51,7 +54,8 @@ export function resolveJobsOptions(options: CaptureJobsOptions): ResolvedJobsOpt
     webhookQueueName: `${queueName}-webhooks`,
     attempts: positive(options.attempts ?? 3, 'attempts'),
     backoffMs: positive(options.backoffMs ?? 2_000, 'backoffMs'),
-    retentionMs: positive(options.retentionMs ?? DEFAULTS.fileLifetimeMs, 'retentionMs'),
+    retentionMs,
+    keepFinished: { age: Math.ceil(retentionMs / 1000) },
     secretFor: typeof webhookSecret === 'function' ? webhookSecret : () => webhookSecret,
     webhookAttempts: positive(options.webhookAttempts ?? 5, 'webhookAttempts'),
     webhookBackoffMs: positive(options.webhookBackoffMs ?? 1_000, 'webhookBackoffMs'),

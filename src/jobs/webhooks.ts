@@ -25,11 +25,10 @@ export class WebhookOutbox {
 
   /** Queues the delivery of a capture's final status; the capture's id as job id makes a second call a no-op. */
   async send(url: string, accountId: string, status: CaptureJobStatus): Promise<void> {
-    const retention = { age: Math.ceil(this.options.retentionMs / 1000) };
     await this.queue.add(
       'webhook',
       { url, accountId, body: JSON.stringify(status) },
-      { jobId: status.id, attempts: this.options.webhookAttempts, backoff: { type: 'exponential', delay: this.options.webhookBackoffMs }, removeOnComplete: retention, removeOnFail: retention },
+      { jobId: status.id, attempts: this.options.webhookAttempts, backoff: { type: 'exponential', delay: this.options.webhookBackoffMs }, removeOnComplete: this.options.keepFinished, removeOnFail: this.options.keepFinished },
     );
   }
 
