@@ -71,7 +71,8 @@ export async function handleCapture(
       note.captureId = queued.id;
       return queued.response;
     }
-    const result = await refundOnFailure(() => engine.capture(parsed, { ...captureOptions, reuseKey: account.id }));
+    // Not a spread: an adapter's options may make `signal` in a getter, on first read.
+    const result = await refundOnFailure(() => engine.capture(parsed, { signal: captureOptions.signal, reuseKey: account.id }));
     note.bytes = result.size;
     note.captureId = result.id;
     return await captureResponse(result, parsed.response_type === 'json', headers, options.routes.fileUrl);

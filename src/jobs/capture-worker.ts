@@ -51,7 +51,7 @@ export function startCaptureWorker(engine: CaptureEngine, options: CaptureWorker
     try {
       // Stored, whatever the request asked: the result is read later from the status.
       const params = parseCaptureParams({ ...job.data.params, response_type: 'json' });
-      const result = await engine.capture(params, { signal });
+      const result = await engine.capture(params, { signal, reuseKey: job.data.accountId });
       await result.dispose();
       const done: CaptureJobResult = { url: result.url as string, size: result.size, format: result.format.toUpperCase() };
       await settlement.settle(job, jobStatus(job, 'completed', { ...done, started_at: new Date(job.processedOn ?? startedAt).toISOString(), finished_at: new Date().toISOString() }));

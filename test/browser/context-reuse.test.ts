@@ -5,6 +5,7 @@ import { html, startFixtureServer, type FixtureServer } from '../helpers/fixture
 import { decode, near } from '../helpers/pixels.js';
 import { chromiumChildren } from '../helpers/processes.js';
 import { until } from '../helpers/wait.js';
+import { startService } from '../ops/service-under-test.js';
 
 /** What each load of /state found, in order. */
 let seen: Record<string, string>[] = [];
@@ -109,6 +110,27 @@ describe('context reuse (contextReuse)', () => {
     await captureState(target, 'a', {}, '?popup');
     expect(Number((await captureState(target, 'a')).history)).toBeGreaterThan(Number(FRESH));
     expect((await captureState(target, 'a')).history).toBe(FRESH);
+  });
+
+  it('over HTTP, keys contexts by account: the same key reuses, another key does not', async () => {
+    const keys = { a: 'reuse_key_a_0123456789abcdef', b: 'reuse_key_b_0123456789abcdef' };
+    const service = await startService({ contextReuse: true, concurrency: 2, warmContexts: 0 }, { apiKeys: [{ key: keys.a, tier: 'PRO' }, { key: keys.b, tier: 'PRO' }] });
+    try {
+      const load = async (key: string): Promise<Record<string, string>> => {
+        const before = seen.length;
+        const response = await fetch(`${service.origin}/api/v1/capture?url=${encodeURIComponent(fixtures.url('/state'))}&viewport_width=200&viewport_height=100`, { headers: { 'X-API-Key': key } });
+        expect(response.status).toBe(200);
+        expect(near((await decode(Buffer.from(await response.arrayBuffer()))).at(100, 50), '#00ff00')).toBe(true);
+        return seen[before] as Record<string, string>;
+      };
+      expect((await load(keys.a)).history).toBe(FRESH);
+      await until(() => service.engine.stats.reusable === 1, 'the context to be kept');
+      expect(Number((await load(keys.a)).history)).toBeGreaterThan(Number(FRESH));
+      await until(() => service.engine.stats.reusable === 1, 'the context to be kept again');
+      expect((await load(keys.b)).history).toBe(FRESH);
+    } finally {
+      await service.close();
+    }
   });
 
   it('closes the kept contexts with the engine: no browser process stays', async () => {
