@@ -18,7 +18,7 @@ export interface CaptureEngineOptions extends Omit<CaptureHttpOptions, 'storage'
   browserArgs?: string[];
   /** Use a remote browser instead of launching one. @example 'ws://browsers.internal:3000/playwright' */
   connectEndpoint?: string;
-  /** Captures running at once. @default 4 */
+  /** Captures running at once. @default 2 × the machine's cores */
   concurrency?: number;
   /** Captures waiting before new ones get `503 SERVICE_BUSY`. @default 32 */
   maxQueue?: number;

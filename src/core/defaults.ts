@@ -6,8 +6,11 @@ import path from 'node:path';
  * the types read these; no other place writes a default number down.
  */
 export const DEFAULTS = Object.freeze({
-  /** Captures running at once. */
-  concurrency: 4,
+  /**
+   * Captures running at once: two per core. On the 2-core benchmark machine captures/s rose from
+   * c=2 to c=4 and stayed flat to c=6, then fell at c=8 (benchmarks/README.md).
+   */
+  concurrency: 2 * os.availableParallelism(),
   /** Captures waiting before new ones get `503 SERVICE_BUSY`. */
   maxQueue: 32,
   /** Relaunch Chromium after this many captures (0 = never). */

@@ -11,7 +11,7 @@ import { Settlement, type QuotaRefund } from './settlement.js';
 import { startWebhookWorker, WebhookOutbox } from './webhooks.js';
 
 export interface CaptureWorkerOptions extends CaptureJobsOptions {
-  /** Captures this worker runs at once; give it the engine's `concurrency`. @default 4, the engine's default */
+  /** Captures this worker runs at once; give it the engine's `concurrency`. @default the engine's default, 2 × the cores */
   concurrency?: number;
   /** Gives a failed capture's quota back (`policy.refund` of the HTTP service's policy, on the same Redis). */
   refund?: QuotaRefund;
