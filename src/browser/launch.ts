@@ -1,4 +1,5 @@
-import { mkdtemp, readlink, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readlink, rm } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { chromiumArgs } from './chromium-path.js';
@@ -32,7 +33,8 @@ export async function launchBrowser(options: LaunchOptions): Promise<LaunchedBro
  * take effect as profile preferences, which capture contexts inherit.
  */
 async function launchLocal(options: LaunchOptions): Promise<LaunchedBrowser> {
-  const profile = await mkdtemp(path.join(options.tempDir, 'profile-'));
+  await removeAbandonedProfiles(options.tempDir);
+  const profile = await mkdtemp(path.join(options.tempDir, `profile-${hostLabel()}-${process.pid}-`));
   let removal: Promise<void> | undefined;
   const dispose = (): Promise<void> => (removal ??= removeProfile(profile));
   try {
@@ -64,4 +66,38 @@ async function removeProfile(profile: string): Promise<void> {
   const socketDir = socket && path.dirname(socket);
   if (socketDir && path.basename(socketDir).startsWith('org.chromium.Chromium.')) await rm(socketDir, { recursive: true, force: true }).catch(() => undefined);
   await rm(profile, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
+}
+
+/** A profile's name: `profile-<host>-<pid of the Node process that launched it>-<random>`. */
+const PROFILE_NAME = /^profile-(.+)-(\d+)-[^-]+$/;
+
+/** The host part of profile names: the host name, reduced to characters safe in a file name. */
+function hostLabel(): string {
+  return hostname().replace(/[^A-Za-z0-9.]/g, '_') || 'host';
+}
+
+/**
+ * Removes the profiles of this host's processes that are gone: a process killed with SIGKILL
+ * (a worker lost mid-job) cannot remove its own. Profiles of other hosts sharing the directory,
+ * and of processes still alive, are left alone.
+ */
+async function removeAbandonedProfiles(tempDir: string): Promise<void> {
+  const names = await readdir(tempDir).catch(() => [] as string[]);
+  const host = hostLabel();
+  await Promise.all(
+    names.map(async (name) => {
+      const owner = PROFILE_NAME.exec(name);
+      if (owner?.[1] === host && !isRunning(Number(owner[2]))) await removeProfile(path.join(tempDir, name));
+    }),
+  );
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, under another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
