@@ -4,10 +4,13 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
-import { isBuilt, startBuiltService, type BuiltService } from '../helpers/built-service.js';
+import { isBuilt, startBuiltService, type BuiltService, killLeftoverBuiltProcesses } from '../helpers/built-service.js';
 import { decode, near } from '../helpers/pixels.js';
 import { readPdf } from '../helpers/pdf.js';
 import { probe, frameAt, VIDEO_ROUTES } from '../plugins/video-fixtures.js';
+
+// A test that fails before stopping its service leaves it running: kill what is left.
+afterAll(killLeftoverBuiltProcesses);
 
 /** Every capture option and output of the README, through the built service as `npm start` runs it. */
 

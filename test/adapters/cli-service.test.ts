@@ -6,10 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { closedPort } from '../helpers/ports.js';
 import { chromiumChildren, isAlive } from '../helpers/processes.js';
-import { BUILT_CLI, isBuilt, startBuiltService, type BuiltService } from '../helpers/built-service.js';
+import { BUILT_CLI, isBuilt, startBuiltService, type BuiltService, killLeftoverBuiltProcesses } from '../helpers/built-service.js';
 import { decode, near } from '../helpers/pixels.js';
 import { until } from '../helpers/wait.js';
 import { startS3rver } from '../helpers/s3rver.js';
+
+// A test that fails before stopping its service leaves it running: kill what is left.
+afterAll(killLeftoverBuiltProcesses);
 
 /** The service as `npm start` runs it: built CLI, real port, keys from the environment. */
 const cli = BUILT_CLI;

@@ -23,6 +23,17 @@ export interface BuiltService extends BuiltProcess {
   origin: string;
 }
 
+/** Built processes not yet exited. */
+const live = new Set<BuiltProcess>();
+
+/**
+ * Kills, with their browsers, the built processes a file's tests left running: a test that fails
+ * before it stops its service must not leave it (and its Chromium) behind. For `afterAll`.
+ */
+export async function killLeftoverBuiltProcesses(): Promise<void> {
+  await Promise.all([...live].map((built) => built.killGroup()));
+}
+
 /** Runs the built CLI in a process group of its own, so it can be killed with its browser. */
 function runBuilt(args: string[], env: Record<string, string>): BuiltProcess {
   const child = spawn(process.execPath, [BUILT_CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
@@ -31,7 +42,7 @@ function runBuilt(args: string[], env: Record<string, string>): BuiltProcess {
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const running = (): boolean => child.exitCode === null && child.signalCode === null;
-  return {
+  const built: BuiltProcess = {
     child,
     output: () => output,
     exited,
@@ -44,6 +55,9 @@ function runBuilt(args: string[], env: Record<string, string>): BuiltProcess {
       await exited;
     },
   };
+  live.add(built);
+  void exited.then(() => live.delete(built));
+  return built;
 }
 
 /** `capture-engine serve` on a free port with `adapter` (and `extraArgs`), once it answers. */

@@ -6,13 +6,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
-import { isBuilt, startBuiltService, startBuiltWorker, type BuiltProcess, type BuiltService } from '../helpers/built-service.js';
+import { isBuilt, startBuiltService, startBuiltWorker, type BuiltProcess, type BuiltService, killLeftoverBuiltProcesses } from '../helpers/built-service.js';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { decode, near } from '../helpers/pixels.js';
 import { until } from '../helpers/wait.js';
 import { isAlive, processTree } from '../helpers/processes.js';
 import { probe, VIDEO_ROUTES } from '../plugins/video-fixtures.js';
 import type { CaptureJobStatus } from '../../src/index.js';
+
+// A test that fails before stopping its service leaves it running: kill what is left.
+afterAll(killLeftoverBuiltProcesses);
 
 /**
  * Asynchronous captures end to end: two service instances and worker processes of the built CLI
