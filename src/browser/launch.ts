@@ -49,6 +49,8 @@ async function launchLocal(options: LaunchOptions): Promise<LaunchedBrowser> {
     });
     const browser = persistent.browser();
     if (!browser) throw new Error('Chromium started without a browser handle');
+    // Captures run in contexts of their own: the profile's first tab would only hold a renderer.
+    await Promise.all(persistent.pages().map((page) => page.close()));
     return { browser, dispose };
   } catch (error) {
     await dispose();
