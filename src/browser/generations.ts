@@ -4,25 +4,26 @@ import { captureErrors } from '../core/error-factories.js';
 import { launchBrowser, type LaunchOptions } from './launch.js';
 import { withTimeout } from './close-timeout.js';
 
-/** One launched browser and the contexts it has made. */
+/** One launched browser, the captures it served and the contexts it has open. */
 export interface Generation {
   browser: Browser;
   /** Removes what the browser left on disk (its profile); idempotent. */
   dispose: () => Promise<void>;
-  contextsMade: number;
+  /** Captures its contexts were lent to (a reused context counts each time). */
+  captures: number;
   open: number;
   retired: boolean;
 }
 
 export interface GenerationOptions extends LaunchOptions {
-  /** Relaunch the browser after this many contexts, draining the old one (0 = never). */
+  /** Relaunch the browser after this many captures, draining the old one (0 = never). */
   recycleAfter: number;
   log: Logger;
 }
 
 /**
  * The browser new contexts are made in: launched once, relaunched after a crash behind one
- * promise (a lock), and replaced after `recycleAfter` contexts while the old one drains.
+ * promise (a lock), and replaced after `recycleAfter` captures while the old one drains.
  */
 export class BrowserGenerations {
   private current: Generation | undefined;
@@ -41,9 +42,14 @@ export class BrowserGenerations {
     return this.current?.open ?? 0;
   }
 
+  /** Whether `generation` has served its `recycleAfter` captures: its contexts serve no more. */
+  isDue(generation: Generation): boolean {
+    return this.options.recycleAfter > 0 && generation.captures >= this.options.recycleAfter;
+  }
+
   async get(): Promise<Generation> {
     const current = this.current;
-    const recycle = this.options.recycleAfter > 0 && current !== undefined && current.contextsMade >= this.options.recycleAfter;
+    const recycle = current !== undefined && this.isDue(current);
     if (current && current.browser.isConnected() && !recycle) return current;
     if (current && recycle) this.retire(current);
     this.launching ??= this.launch().finally(() => {
@@ -71,7 +77,7 @@ export class BrowserGenerations {
     if (this.closed) throw captureErrors.shuttingDown();
     const { browser, dispose } = await launchBrowser(this.options);
     this.launches++;
-    const generation: Generation = { browser, dispose, contextsMade: 0, open: 0, retired: false };
+    const generation: Generation = { browser, dispose, captures: 0, open: 0, retired: false };
     browser.on('disconnected', () => {
       void dispose();
       if (this.current === generation && !this.closed) {

@@ -15,7 +15,7 @@ export interface BrowserPoolOptions extends LaunchOptions {
   maxQueue: number;
   /** Contexts kept open and ready so a capture does not wait for one. */
   warmContexts: number;
-  /** Relaunch the browser after this many contexts, draining the old one (0 = never). */
+  /** Relaunch the browser after this many captures, draining the old one (0 = never). */
   recycleAfter: number;
   /** Per-context options and resources (e.g. an egress proxy session), made for every context. */
   prepareContext?: () => Promise<PreparedContext>;
@@ -147,6 +147,7 @@ export class BrowserPool implements ContextPool {
     // replacement waits for this capture's release instead of competing with it for the CPU.
     if (this.warm.length === 0) this.refill();
     slot.uses++;
+    slot.generation.captures++;
     return slot;
   }
 
@@ -155,7 +156,7 @@ export class BrowserPool implements ContextPool {
     for (let entry = this.kept.findLast((kept) => kept.key === key); entry; entry = this.kept.findLast((kept) => kept.key === key)) {
       this.kept.splice(this.kept.indexOf(entry), 1);
       clearTimeout(entry.expiry);
-      if (usable(entry.slot)) return entry.slot;
+      if (usable(entry.slot) && !this.generations.isDue(entry.slot.generation)) return entry.slot;
       await this.dispose(entry.slot);
     }
     return undefined;
@@ -195,7 +196,6 @@ export class BrowserPool implements ContextPool {
     const generation = await this.generations.get();
     const prepared = (await this.options.prepareContext?.()) ?? { options: {}, dispose: async () => undefined };
     generation.open++;
-    generation.contextsMade++;
     try {
       const page = await openCapturePage((options) => generation.browser.newContext(options), { ...prepared.options, ...(viewport ? { viewport } : {}) });
       const origins = new Set<string>();
@@ -224,6 +224,8 @@ export class BrowserPool implements ContextPool {
    */
   private refill(): void {
     if (this.closed) return;
+    // A kept context on a retired browser would keep that browser from closing until it expires.
+    for (const entry of this.kept.filter((kept) => !usable(kept.slot))) this.evict(entry);
     const wanted = this.options.warmContexts - this.active.size - this.queue.size - this.kept.length;
     while (this.warm.length + this.warming < wanted) {
       this.warming++;

@@ -112,6 +112,17 @@ describe('context reuse (contextReuse)', () => {
     expect((await captureState(target, 'a')).history).toBe(FRESH);
   });
 
+  it('counts every capture a kept context serves towards recycleAfter, and relaunches the browser on time', async () => {
+    const target = await start({ contextReuse: true, concurrency: 1, recycleAfter: 2 });
+    expect((await captureState(target, 'a')).history).toBe(FRESH);
+    await until(() => target.stats.reusable === 1, 'the context to be kept');
+    expect(Number((await captureState(target, 'a')).history)).toBeGreaterThan(Number(FRESH));
+    await until(() => target.stats.reusable === 1, 'the context to be kept again');
+    // Two captures served: the kept context is not lent again, a new browser serves the third.
+    expect((await captureState(target, 'a')).history).toBe(FRESH);
+    expect(target.stats.launches).toBe(2);
+  });
+
   it('over HTTP, keys contexts by account: the same key reuses, another key does not', async () => {
     const keys = { a: 'reuse_key_a_0123456789abcdef', b: 'reuse_key_b_0123456789abcdef' };
     const service = await startService({ contextReuse: true, concurrency: 2, warmContexts: 0 }, { apiKeys: [{ key: keys.a, tier: 'PRO' }, { key: keys.b, tier: 'PRO' }] });
