@@ -33,8 +33,9 @@ export class Settlement {
 
   async settle(job: Job<CaptureJobData, CaptureJobResult>, status: CaptureJobStatus): Promise<void> {
     const { accountId, tier, reservedAt, params } = job.data;
-    if (status.status === 'completed') {
-      const result: CaptureJobResult = { url: status.url as string, size: status.size as number, format: status.format as string };
+    const { url, size, format } = status;
+    if (status.status === 'completed' && url !== undefined && size !== undefined && format !== undefined) {
+      const result: CaptureJobResult = { url, size, format };
       await this.redis.set(this.key('result', status.id), JSON.stringify(result), 'PX', this.retentionMs, 'NX');
     }
     if (typeof params.webhook_url === 'string') await this.outbox.send(params.webhook_url, accountId, status);
