@@ -90,8 +90,9 @@ export class BrowserPool implements ContextPool {
   }
 
   /**
-   * Runs `task` with a fresh context once a slot is free. The context is closed afterwards whatever
-   * happens. Throws SERVICE_BUSY at once when the queue is full.
+   * Runs `task` with a context once a slot is free: a fresh one, or with `contextReuse` one kept
+   * for `wants.reuseKey`. Afterwards the context is closed, or reset and kept when the task
+   * succeeded and reuse allows it. Throws SERVICE_BUSY at once when the queue is full.
    */
   async run<T>(signal: AbortSignal, task: (lease: BrowserLease) => Promise<T>, wants: LeaseWants = {}): Promise<T> {
     if (this.closed) throw captureErrors.shuttingDown();
@@ -217,10 +218,10 @@ export class BrowserPool implements ContextPool {
 
   /**
    * Keeps contexts ready in the background, as many as `warmContexts` less the captures running or
-   * waiting and the contexts kept for reuse: a warm context only saves a capture at rest the wait for one. Under load every capture
-   * opens its own, which costs less: a page left waiting before its first navigation cost Chromium
-   * about 90 CPU-ms more per capture than one navigated at once (benchmarks/README.md). Failures
-   * only mean the next capture opens its own.
+   * waiting and the contexts kept for reuse: a warm context only saves a capture at rest the wait
+   * for one. Under load every capture opens its own, which costs less: a page left waiting before
+   * its first navigation cost Chromium about 90 CPU-ms more per capture than one navigated at once
+   * (benchmarks/README.md). Failures only mean the next capture opens its own.
    */
   private refill(): void {
     if (this.closed) return;

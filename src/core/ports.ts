@@ -36,7 +36,8 @@ export interface CaptureObserver {
 export interface ContextPool {
   start(): Promise<void>;
   /**
-   * Runs `task` in a fresh context once one is free; throws SERVICE_BUSY when the queue is full.
+   * Runs `task` in a context once one is free (a fresh one unless the pool reuses contexts and
+   * `wants.reuseKey` allows it); throws SERVICE_BUSY when the queue is full.
    * A context opened for this task starts at `wants.viewport`, so the capture need not resize it.
    */
   run<T>(signal: AbortSignal, task: (lease: BrowserLease) => Promise<T>, wants?: LeaseWants): Promise<T>;
