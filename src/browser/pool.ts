@@ -55,8 +55,10 @@ export class BrowserPool implements ContextPool {
   private readonly queue: PQueue;
   private readonly generations: BrowserGenerations;
   private readonly warm: Slot[] = [];
-  /** Oldest first; at most `concurrency`. */
+  /** Oldest first; with the lent ones, at most `concurrency`. */
   private readonly kept: KeptSlot[] = [];
+  /** Captures holding a context or opening one (a capture that gave up while it opened included). */
+  private lent = 0;
   /** Contexts closing in the background (kept ones evicted); `close()` waits for them. */
   private readonly closingSlots = new Set<Promise<void>>();
   private warming = 0;
@@ -105,20 +107,7 @@ export class BrowserPool implements ContextPool {
         .add(
           async () => {
             started = true;
-            const running = (async () => {
-              const slot = await abortable(this.take(wants), signal);
-              let succeeded = false;
-              try {
-                resolve(await task({ context: slot.context, page: slot.page, cdp: slot.cdp, attachment: slot.prepared.attachment }));
-                succeeded = true;
-              } catch (error) {
-                reject(error);
-              } finally {
-                // A failed capture may have left anything behind (a wedged page, a half-set state).
-                await this.release(slot, succeeded ? wants.reuseKey : undefined);
-                this.refill();
-              }
-            })().catch(reject);
+            const running = this.lend(signal, task, wants, resolve, reject).catch(reject);
             this.active.add(running);
             await running.finally(() => this.active.delete(running));
           },
@@ -132,6 +121,37 @@ export class BrowserPool implements ContextPool {
     });
   }
 
+  /** Lends a context to `task`, then closes it or keeps it for reuse. Settles the capture as soon as `task` ends. */
+  private async lend<T>(signal: AbortSignal, task: (lease: BrowserLease) => Promise<T>, wants: LeaseWants, resolve: (value: T) => void, reject: (error: unknown) => void): Promise<void> {
+    this.lent++;
+    try {
+      const taking = this.take(wants);
+      let slot: Slot;
+      try {
+        slot = await abortable(taking, signal);
+      } catch (error) {
+        reject(error);
+        // The capture gave up while its context was opening: that context is closed once open.
+        const late = await taking.catch(() => undefined);
+        if (late) await this.release(late, undefined);
+        return;
+      }
+      let succeeded = false;
+      try {
+        resolve(await task({ context: slot.context, page: slot.page, cdp: slot.cdp, attachment: slot.prepared.attachment }));
+        succeeded = true;
+      } catch (error) {
+        reject(error);
+      } finally {
+        // A failed capture may have left anything behind (a wedged page, a half-set state).
+        await this.release(slot, succeeded ? wants.reuseKey : undefined);
+      }
+    } finally {
+      this.lent--;
+      this.refill();
+    }
+  }
+
   /**
    * A warm context when one is left, else one opened at the capture's viewport: resizing a page
    * costs Chromium two more protocol calls and a layout.
@@ -143,7 +163,11 @@ export class BrowserPool implements ContextPool {
       await this.dispose(slot);
       slot = this.warm.shift();
     }
-    slot ??= await this.openSlot(wants.viewport);
+    if (!slot) {
+      // Contexts kept for other keys make room: contexts lent and kept stay within `concurrency`.
+      this.trimKept(this.options.concurrency - this.lent);
+      slot = await this.openSlot(wants.viewport);
+    }
     // Opening a context costs Chromium a renderer launch: while warm ones are left, the
     // replacement waits for this capture's release instead of competing with it for the CPU.
     if (this.warm.length === 0) this.refill();
@@ -181,7 +205,13 @@ export class BrowserPool implements ContextPool {
     const entry: KeptSlot = { slot, key, expiry: setTimeout(() => this.evict(entry), reuse.idleMs) };
     entry.expiry.unref();
     this.kept.push(entry);
-    for (let oldest = this.kept[0]; oldest && this.kept.length > this.options.concurrency; oldest = this.kept[0]) this.evict(oldest);
+    // This context moves from lent to kept.
+    this.trimKept(this.options.concurrency - this.lent + 1);
+  }
+
+  /** Closes the oldest kept contexts until at most `max` are left. */
+  private trimKept(max: number): void {
+    for (let oldest = this.kept[0]; oldest && this.kept.length > Math.max(0, max); oldest = this.kept[0]) this.evict(oldest);
   }
 
   private evict(entry: KeptSlot): void {

@@ -97,6 +97,27 @@ describe('context reuse (contextReuse)', () => {
     await until(() => target.stats.reusable === 2, 'both contexts to be kept');
   });
 
+  it('keeps contexts lent and kept within concurrency: another key\'s kept context makes room', async () => {
+    const target = await start({ contextReuse: true, concurrency: 2 });
+    await captureState(target, 'a');
+    await captureState(target, 'b');
+    await until(() => target.stats.reusable === 2, 'both contexts to be kept');
+    // Sampled while c's capture runs: once it has its result, its context moves to the kept ones.
+    let capturing = true;
+    let most = 0;
+    const watch = setInterval(() => {
+      if (capturing) most = Math.max(most, target.stats.running + target.stats.reusable);
+    }, 2);
+    try {
+      const shot = await target.capture({ url: fixtures.url('/state'), viewport_width: 200, viewport_height: 100 }, { reuseKey: 'c' }).finally(() => (capturing = false));
+      expect(near((await decode(await shot.buffer())).at(100, 50), '#00ff00')).toBe(true);
+    } finally {
+      clearInterval(watch);
+    }
+    expect(most).toBe(2);
+    await until(() => target.stats.reusable === 2 && target.stats.contexts === 2, 'a and c kept, b closed');
+  });
+
   it('gives a capture that sets context state (cookies) a fresh context, and does not keep it', async () => {
     const target = await start({ contextReuse: true, concurrency: 1 });
     const withCookies = await captureState(target, 'a', { cookies: 'other=1' });

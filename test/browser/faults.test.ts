@@ -114,3 +114,20 @@ describe('queue limits', () => {
     }
   });
 });
+
+describe('abandoned captures', () => {
+  it('a capture given up while its context opens leaves no context behind', async () => {
+    const engine = await createTestEngine({ warmContexts: 0 });
+    try {
+      for (const afterMs of [0, 2, 5, 10, 20]) {
+        const abort = new AbortController();
+        const capture = engine.capture({ url: fixtures.url('/solid') }, { signal: abort.signal }).catch((error: unknown) => error);
+        setTimeout(() => abort.abort(), afterMs);
+        expect(await capture).toBeInstanceOf(CaptureError);
+      }
+      await until(() => engine.stats.running === 0 && engine.stats.contexts === 0, 'the contexts of the abandoned captures to close');
+    } finally {
+      await engine.close();
+    }
+  });
+});
