@@ -7,6 +7,7 @@
 //                         [--levels=1,4] [--page=simple] [--output=png]
 //
 // Environment equivalents: BENCH_CONTENDERS, BENCH_CAPTURES, BENCH_LEVELS, BENCH_PAGE, BENCH_OUTPUT.
+// BENCH_CPU_PROF=<dir> also writes a V8 CPU profile of each contender's process there (node --cpu-prof).
 //
 // Method: after 3 warm-up captures and a quiet tree, the CPU ticks (utime + stime) of every
 // process of the tree are read, `captures` captures run with `level` at once, and the ticks are
@@ -55,6 +56,12 @@ function ticksByKind(root) {
     out[kind === 'renderer' ? 'renderer' : kind === 'browser' ? 'other' : kind] += p.childTicks;
   }
   return out;
+}
+
+/** A V8 CPU profile of the contender's process, when BENCH_CPU_PROF names a directory. */
+function profileArgs() {
+  const dir = process.env.BENCH_CPU_PROF;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
 }
 
 async function child(contender, { captures, levels, url, output }) {
@@ -109,7 +116,7 @@ if (process.argv[2] === '--child') {
   const columns = [];
   for (const contender of contenders) {
     console.error(`- ${contender}...`);
-    const worker = fork(fileURLToPath(import.meta.url), ['--child'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const worker = fork(fileURLToPath(import.meta.url), ['--child'], { execArgv: profileArgs(), stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const answer = await new Promise((resolve) => {
       worker.on('message', (message) => {
         if (message.ready) worker.send({ contender, ...settings, url: fixtures.url(`/${opts.text('page', 'simple')}`) });

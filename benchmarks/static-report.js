@@ -63,7 +63,7 @@ export function report({ cfg, cases, results, active, skipped, infos, killed, se
     floor: `raw playwright-core ${version('playwright-core')}: one browser, a new context per capture`,
     'floor-fast': 'the same, every shot through CDP `Page.captureScreenshot` with `optimizeForSpeed`',
     'floor-fast-shell': 'floor-fast on Chromium\'s headless shell, the binary the engine drives',
-    library: `capture-engine ${engineVersion()} in process (\`engine.capture()\`), on the browser it finds by default (the headless shell when installed)`,
+    library: `capture-engine ${engineVersion()} in process (\`engine.capture()\`), on the browser it finds by default (the headless shell when installed)${engineOptionsNote()}`,
     http: `the same engine behind Express ${version('express')} (\`GET /api/v1/capture\` over loopback)`,
     'capture-website': `capture-website ${version('capture-website')} (puppeteer ${version('puppeteer')}): a browser launch per call, its default`,
     browserless: `browserless ${version('browserless')} (puppeteer ${version('puppeteer')}): one browser, a context per capture`,
@@ -135,4 +135,10 @@ export function report({ cfg, cases, results, active, skipped, infos, killed, se
     "browserless runs with `waitUntil: 'domcontentloaded'` and `adblock: false` (the floor's work). " +
     "The floor's WebP is CDP `Page.captureScreenshot` (Playwright's `screenshot()` has no WebP). `–`: not measured.");
   console.log(out.join('\n'));
+}
+
+/** The engine options a run tried (BENCH_ENGINE_OPTIONS, BENCH_ENGINE_UNGUARDED), for the contender's line. */
+function engineOptionsNote() {
+  const tried = [process.env.BENCH_ENGINE_OPTIONS && `options ${process.env.BENCH_ENGINE_OPTIONS}`, process.env.BENCH_ENGINE_UNGUARDED === '1' && 'egress guard off'].filter(Boolean);
+  return tried.length ? `, **${tried.join(', ')}**` : '';
 }
