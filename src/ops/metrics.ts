@@ -9,7 +9,7 @@ export interface CaptureMetrics {
   readonly engineObserver: CaptureObserver;
   /** Give to `createCaptureHttp(engine, { observer })`: requests, rejections, bytes. */
   readonly httpObserver: HttpObserver;
-  /** Reads queue depth, running captures and browser restarts from the engine on every scrape. */
+  /** Reads queue depth, running captures, open and kept contexts and browser restarts from the engine on every scrape. */
   watch(stats: () => PoolStats): void;
 }
 
@@ -18,8 +18,8 @@ const PHASE_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 
 /**
  * The service's Prometheus metrics (prom-client), in a registry of its own with the default Node
  * metrics. Names: `capture_requests_total{code,format,scenario}`, `capture_duration_seconds{phase}`,
- * `capture_queue_depth`, `capture_running`, `capture_browser_restarts_total`,
- * `capture_limiter_rejections_total{reason}`, `capture_bytes_total`.
+ * `capture_queue_depth`, `capture_running`, `capture_browser_contexts`, `capture_contexts_reusable`,
+ * `capture_browser_restarts_total`, `capture_limiter_rejections_total{reason}`, `capture_bytes_total`.
  */
 export function createCaptureMetrics(options: { registry?: Registry; defaultMetrics?: boolean } = {}): CaptureMetrics {
   const registry = options.registry ?? new Registry();
@@ -31,6 +31,9 @@ export function createCaptureMetrics(options: { registry?: Registry; defaultMetr
   let stats: (() => PoolStats) | undefined;
   new Gauge({ name: 'capture_queue_depth', help: 'Captures waiting for a browser context', registers: [registry], collect() { this.set(stats?.().queued ?? 0); } });
   new Gauge({ name: 'capture_running', help: 'Captures running now', registers: [registry], collect() { this.set(stats?.().running ?? 0); } });
+  // Open contexts that outgrow running + warm + kept point at a leak or a browser that cannot keep up closing them.
+  new Gauge({ name: 'capture_browser_contexts', help: 'Browser contexts open: running, warm, kept for reuse or closing', registers: [registry], collect() { this.set(stats?.().contexts ?? 0); } });
+  new Gauge({ name: 'capture_contexts_reusable', help: 'Browser contexts kept for the next capture of their key (contextReuse)', registers: [registry], collect() { this.set(stats?.().reusable ?? 0); } });
   let restartsCounted = 0;
   new Counter({
     name: 'capture_browser_restarts_total',

@@ -45,7 +45,7 @@ describe('Prometheus metrics', () => {
     expect((await capture('url=https://a.example')).status).toBe(401);
     for (let i = 0; i < 3; i++) await capture('url=nope', KEY);
     // A capture's slot is held until its context has closed, a moment after the answer.
-    await until(() => service.engine.stats.running === 0, 'the capture\'s context to close');
+    await until(() => service.engine.stats.running === 0 && service.engine.stats.contexts === service.engine.stats.warm, 'the capture\'s context to close');
 
     const port = (metricsServer.address() as AddressInfo).port;
     const response = await fetch(`http://127.0.0.1:${port}/metrics`);
@@ -63,6 +63,9 @@ describe('Prometheus metrics', () => {
     }
     expect(sample(text, 'capture_running')).toBe(0);
     expect(sample(text, 'capture_queue_depth')).toBe(0);
+    // Only the warm contexts are left open.
+    expect(sample(text, 'capture_browser_contexts')).toBe(service.engine.stats.warm);
+    expect(sample(text, 'capture_contexts_reusable')).toBe(0);
     expect(sample(text, 'capture_browser_restarts_total')).toBe(0);
     expect(text).toContain('process_cpu_user_seconds_total');
     expect(text).not.toContain(KEY);
