@@ -51,13 +51,13 @@ function ratios(cases, results, active) {
 export function report({ cfg, cases, results, active, skipped, infos, killed, seconds, pool }) {
   const out = [];
   const p = (s = '') => out.push(s);
-  const browserVersion = infos.get('floor')?.version || infos.get('browserless')?.version || '?';
+  const browserVersion = ['floor', 'floor-fast', 'floor-fast-shell', 'browserless'].map((n) => infos.get(n)?.version).find(Boolean) || '?';
   p(`## Static capture benchmark (${cfg.quick ? 'quick' : 'full'} mode)`);
   p();
   p(`Node ${process.version}, ${os.cpus().length} CPUs, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ` +
     `Chromium ${browserVersion}. Latency: ${cfg.iterations} sequential captures per case ` +
     `(capture-website and browserless: ${cfg.peerIterations}), interleaved. Throughput: bursts of ` +
-    `≥ ${cfg.windowMs} ms and ≥ ${cfg.minRounds}×c captures. Quality ${cfg.quality}. Run took ${(seconds / 60).toFixed(1)} min.`);
+    `≥ ${cfg.windowMs} ms and ≥ ${cfg.minRounds}×c captures${cfg.bursts > 1 ? `, the median of ${cfg.bursts} per contender and level` : ''}. Quality ${cfg.quality}. Run took ${(seconds / 60).toFixed(1)} min.`);
   p();
   const versions = {
     floor: `raw playwright-core ${version('playwright-core')}: one browser, a new context per capture`,

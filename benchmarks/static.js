@@ -2,14 +2,14 @@
 // Static capture benchmark: our engine (as a library and behind Express) against the raw
 // Playwright floor and two open-source peers, capture-website and browserless.
 //
-//   node static.js [--quick] [--iterations=N] [--peer-iterations=N] [--window=MS]
+//   node static.js [--quick] [--iterations=N] [--peer-iterations=N] [--window=MS] [--bursts=N]
 //                  [--contenders=floor,floor-fast,floor-fast-shell,library,http,capture-website,browserless]
 //                  [--pages=simple,heavy] [--viewports=1280x720,1920x1080]
 //                  [--outputs=png,jpg,webp,fullpage,dpr2,selector] [--levels=1,2,4]
 //                  [--throughput=one|first|all|none] [--quality=90] [--verbose]
 //
 // Environment equivalents: BENCH_QUICK=1, BENCH_ITERATIONS, BENCH_PEER_ITERATIONS,
-// BENCH_WINDOW_MS, BENCH_CONTENDERS, BENCH_PAGES, BENCH_VIEWPORTS, BENCH_OUTPUTS, BENCH_LEVELS,
+// BENCH_WINDOW_MS, BENCH_BURSTS, BENCH_CONTENDERS, BENCH_PAGES, BENCH_VIEWPORTS, BENCH_OUTPUTS, BENCH_LEVELS,
 // BENCH_THROUGHPUT, BENCH_QUALITY, BENCH_VERBOSE=1. CAPTURE_CHROMIUM_PATH overrides the browser.
 // The tables go to stdout, progress to stderr.
 //
@@ -20,9 +20,9 @@
 // round-robin, the order rotating every iteration; the peers take part in the first
 // `peer-iterations` rounds only (they are 3-10x slower). Between two measurements the previous
 // worker's process tree must be quiet (<= 2 CPU ticks in 150 ms, waiting at most 3 s). Then,
-// for the throughput cases, each contender runs a burst per concurrency level (order rotating
-// again): at least c captures (quick) or 2 x c (full) and at least `window` ms;
-// captures/s = completed / elapsed.
+// for the throughput cases, each contender runs `bursts` bursts per concurrency level (order
+// rotating again): at least c captures (quick) or 2 x c (full) and at least `window` ms each;
+// captures/s = completed / elapsed, and the median burst counts.
 // Peak RSS is the largest sum of VmRSS over a worker and all its descendants (Chromium),
 // sampled every 100 ms while that worker runs.
 
@@ -56,6 +56,7 @@ const opts = readOptions(import.meta.url, {
   iterations: { env: 'BENCH_ITERATIONS' },
   'peer-iterations': { env: 'BENCH_PEER_ITERATIONS' },
   window: { env: 'BENCH_WINDOW_MS' },
+  bursts: { env: 'BENCH_BURSTS' },
   contenders: { env: 'BENCH_CONTENDERS' },
   pages: { env: 'BENCH_PAGES' },
   viewports: { env: 'BENCH_VIEWPORTS' },
@@ -72,6 +73,7 @@ const cfg = {
   peerIterations: opts.number('peer-iterations', 2),
   windowMs: opts.number('window', QUICK ? 1000 : 1500),
   minRounds: QUICK ? 1 : 2,
+  bursts: opts.number('bursts', 1),
   contenders: opts.list('contenders', CONTENDER_NAMES.join(',')),
   pages: opts.list('pages', 'simple,heavy'),
   viewports: opts.list('viewports', QUICK ? '1280x720' : '1280x720,1920x1080').map((v) => {
@@ -87,6 +89,7 @@ const cfg = {
 };
 for (const c of cfg.contenders) if (!CONTENDER_NAMES.includes(c)) throw new Error(`unknown contender ${c}`);
 for (const o of cfg.outputs) if (!Object.hasOwn(OUTPUTS, o)) throw new Error(`unknown output ${o}`);
+if (!(Number.isInteger(cfg.bursts) && cfg.bursts >= 1)) throw new Error('--bursts must be a whole number of at least 1');
 if (!['one', 'first', 'all', 'none'].includes(cfg.throughput)) throw new Error(`--throughput must be one, first, all or none`);
 cfg.peerIterations = Math.min(cfg.peerIterations, cfg.iterations);
 
@@ -173,19 +176,27 @@ async function runCase(c, active, workerOf) {
     }
   }
 
-  // Throughput: one burst per contender and level, the order rotating per level.
+  // Throughput: `bursts` bursts per contender and level, interleaved, the order rotating per
+  // level and per repetition; the median of each contender's bursts counts.
   if (c.throughput) {
     for (const [li, level] of cfg.levels.entries()) {
-      for (const name of rotate(active, li)) {
-        try {
-          const burst = { contender: name, jobs: [c.job], concurrency: level, minCount: level * cfg.minRounds, windowMs: cfg.windowMs };
-          const r = await workerOf(name).measured('burst', burst, 600000);
-          row[name].tput[level] = r.elapsedMs > 0 ? (r.completed / r.elapsedMs) * 1000 : NaN;
-          row[name].cpu[level] = r.completed > 0 ? r.cpuMs / r.completed : NaN;
-          if (r.errors) row[name].errors.push(`c${level}: ${r.errors} failed (${r.firstError})`);
-        } catch (err) {
-          row[name].errors.push(`c${level}: ${err.message}`);
+      const measured = Object.fromEntries(active.map((n) => [n, { tput: [], cpu: [] }]));
+      for (let b = 0; b < cfg.bursts; b++) {
+        for (const name of rotate(active, li + b)) {
+          try {
+            const burst = { contender: name, jobs: [c.job], concurrency: level, minCount: level * cfg.minRounds, windowMs: cfg.windowMs };
+            const r = await workerOf(name).measured('burst', burst, 600000);
+            measured[name].tput.push(r.elapsedMs > 0 ? (r.completed / r.elapsedMs) * 1000 : NaN);
+            measured[name].cpu.push(r.completed > 0 ? r.cpuMs / r.completed : NaN);
+            if (r.errors) row[name].errors.push(`c${level}: ${r.errors} failed (${r.firstError})`);
+          } catch (err) {
+            row[name].errors.push(`c${level}: ${err.message}`);
+          }
         }
+      }
+      for (const name of active) {
+        row[name].tput[level] = median(measured[name].tput);
+        row[name].cpu[level] = median(measured[name].cpu);
       }
     }
   }
