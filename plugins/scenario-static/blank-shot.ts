@@ -15,9 +15,10 @@ const BLANK_MAX_PIXELS = 8_000_000;
 export async function isBlankImage(data: Buffer): Promise<boolean> {
   // An empty buffer is Chromium giving up on a size, which the callers handle.
   if (data.length === 0 || data.length > BLANK_MAX_BYTES) return false;
-  const { width = 0, height = 0 } = await sharp(data).metadata();
+  const image = sharp(data);
+  const { width = 0, height = 0 } = await image.metadata();
   if (width * height > BLANK_MAX_PIXELS) return false;
-  const { data: pixels, info } = await sharp(data).raw().toBuffer({ resolveWithObject: true });
+  const { data: pixels, info } = await image.raw().toBuffer({ resolveWithObject: true });
   const pixel = info.channels;
   return pixels.subarray(pixel).equals(pixels.subarray(0, pixels.length - pixel));
 }

@@ -133,7 +133,7 @@ export class BrowserPool implements ContextPool {
         reject(error);
         // The capture gave up while its context was opening: that context is closed once open.
         const late = await taking.catch(() => undefined);
-        if (late) await this.release(late, undefined);
+        if (late) await this.dispose(late);
         return;
       }
       let succeeded = false;
@@ -179,8 +179,7 @@ export class BrowserPool implements ContextPool {
   /** The context most recently kept for `key` (its renderer is the likeliest to still be up). */
   private async takeKept(key: string): Promise<Slot | undefined> {
     for (let entry = this.kept.findLast((kept) => kept.key === key); entry; entry = this.kept.findLast((kept) => kept.key === key)) {
-      this.kept.splice(this.kept.indexOf(entry), 1);
-      clearTimeout(entry.expiry);
+      this.unkeep(entry);
       if (usable(entry.slot) && !this.generations.isDue(entry.slot.generation)) return entry.slot;
       await this.dispose(entry.slot);
     }
@@ -214,11 +213,17 @@ export class BrowserPool implements ContextPool {
     for (let oldest = this.kept[0]; oldest && this.kept.length > Math.max(0, max); oldest = this.kept[0]) this.evict(oldest);
   }
 
-  private evict(entry: KeptSlot): void {
+  /** Takes `entry` out of the kept contexts; false when it was no longer there. */
+  private unkeep(entry: KeptSlot): boolean {
     const index = this.kept.indexOf(entry);
-    if (index < 0) return;
+    if (index < 0) return false;
     this.kept.splice(index, 1);
     clearTimeout(entry.expiry);
+    return true;
+  }
+
+  private evict(entry: KeptSlot): void {
+    if (!this.unkeep(entry)) return;
     const closing = this.dispose(entry.slot).finally(() => this.closingSlots.delete(closing));
     this.closingSlots.add(closing);
   }
