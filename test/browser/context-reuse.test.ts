@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { CaptureEngine, CaptureEngineOptions } from '../../src/index.js';
+import type { CaptureEngine, CaptureEngineOptions, CapturePlugin } from '../../src/index.js';
 import { createTestEngine } from '../helpers/engine.js';
 import { html, startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { decode, near } from '../helpers/pixels.js';
@@ -32,6 +32,9 @@ beforeAll(async () => {
           if (${'location.search'}.includes('popup')) window.open('/state');
         </script></body>`,
       ),
+    // Keeps about 20 MB of objects alive until the page is left.
+    '/garbage': (_req, res) =>
+      html(res, `<body style="margin:0;height:100vh;background:#00ff00"><script>window.junk = Array.from({ length: 300000 }, (_, i) => ({ i, text: 'item ' + i }));</script></body>`),
     '/seen': (_req, res, query) => {
       seen.push(Object.fromEntries(query));
       res.writeHead(204).end();
@@ -118,6 +121,21 @@ describe('context reuse (contextReuse)', () => {
     await until(() => target.stats.reusable === 2 && target.stats.contexts === 2, 'a and c kept, b closed');
   });
 
+  it('closes warm contexts a kept one stands in for: lent, kept and warm stay within warmContexts', async () => {
+    // Asked at once, the first captures open their own contexts while the warm ones are opening.
+    const target = await start({ contextReuse: true, concurrency: 2, warmContexts: 2 });
+    await Promise.all([captureState(target, 'a'), captureState(target, 'a')]);
+    // Nothing running, opening or closing: every context is kept or warm.
+    const settled = (): boolean => {
+      const { running, reusable, contexts, warm } = target.stats;
+      return running === 0 && reusable === 2 && contexts === reusable + warm;
+    };
+    await until(settled, 'both contexts to be kept, none opening');
+    await captureState(target, 'a');
+    await until(() => settled() && target.stats.warm === 0, 'the warm contexts beyond warmContexts to close');
+    expect(target.stats.contexts).toBe(2);
+  });
+
   it('gives a capture that sets context state (cookies) a fresh context, and does not keep it', async () => {
     const target = await start({ contextReuse: true, concurrency: 1 });
     const withCookies = await captureState(target, 'a', { cookies: 'other=1' });
@@ -163,6 +181,26 @@ describe('context reuse (contextReuse)', () => {
     } finally {
       await service.close();
     }
+  });
+
+  it('collects the garbage a capture left in a kept renderer before lending it again', async () => {
+    // What the renderer's heap holds when a capture starts, before it navigates.
+    const heapAtStart: number[] = [];
+    const heapProbe: CapturePlugin = {
+      name: 'test-heap-probe',
+      stages: [{ name: 'heap', phase: 'prepare', run: async (ctx) => void heapAtStart.push((await ctx.cdp.send('Runtime.getHeapUsage')).usedSize) }],
+    };
+    const target = await start({ contextReuse: true, concurrency: 1, plugins: [heapProbe] });
+    const capture = async (): Promise<void> => {
+      const shot = await target.capture({ url: fixtures.url('/garbage'), viewport_width: 200, viewport_height: 100 }, { reuseKey: 'a' });
+      expect(near((await decode(await shot.buffer())).at(100, 50), '#00ff00')).toBe(true);
+      await until(() => target.stats.reusable === 1, 'the context to be kept');
+    };
+    await capture();
+    await capture();
+    expect(heapAtStart).toHaveLength(2);
+    // The kept renderer left the page with 20 MB of objects: collected, it starts near a fresh one.
+    expect(heapAtStart[1]).toBeLessThan(8 * 1024 * 1024);
   });
 
   it('closes the kept contexts with the engine: no browser process stays', async () => {
