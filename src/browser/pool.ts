@@ -317,16 +317,16 @@ const KEPT_HEAP_LIMIT_BYTES = 8 * 1024 * 1024;
 
 /**
  * Clears what a capture left on its context before the next capture with the same key: the page
- * leaves for about:blank (the site's renderer usually stays up, which is the point) and its
- * garbage is collected past a limit, other pages close, cookies go, and so does the storage of
+ * leaves for about:blank (the site's renderer usually stays up, which is the point), other pages
+ * close, the renderer's garbage is collected past a limit, cookies go, and so does the storage of
  * every origin its pages loaded (local storage, IndexedDB, Cache Storage); the egress session
  * forgets its failures.
  */
 async function resetSlot(slot: Slot): Promise<void> {
   await slot.page.goto('about:blank', { timeout: CLOSE_TIMEOUT_MS });
+  for (const page of slot.context.pages()) if (page !== slot.page) await page.close();
   const { usedSize } = await slot.cdp.send('Runtime.getHeapUsage');
   if (usedSize > KEPT_HEAP_LIMIT_BYTES) await slot.cdp.send('HeapProfiler.collectGarbage');
-  for (const page of slot.context.pages()) if (page !== slot.page) await page.close();
   await slot.context.clearCookies();
   for (const origin of slot.origins) {
     if (origin !== 'null') await slot.cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' });
