@@ -310,8 +310,9 @@ function usable(slot: Slot): boolean {
 /**
  * A kept renderer holds its earlier pages' garbage until V8 collects it, which under steady reuse
  * it put off: about 0.8 MB a simple page, so renderers grew from 95 to about 150 MB over 40
- * captures. Collected at reset once the heap is past this, they stayed near 105 MB at no CPU cost
- * above the noise; collected at every reset, they cost 5 CPU-ms a capture (benchmarks/README.md).
+ * captures. Collected at reset once the heap is past this, they stayed near 115 MB at no CPU cost
+ * above the noise; collected at every reset, they cost 5-9 CPU-ms a capture more
+ * (benchmarks/README.md).
  */
 const KEPT_HEAP_LIMIT_BYTES = 8 * 1024 * 1024;
 

@@ -184,11 +184,21 @@ describe('context reuse (contextReuse)', () => {
   });
 
   it('collects the garbage a capture left in a kept renderer before lending it again', async () => {
-    // What the renderer's heap holds when a capture starts, before it navigates.
+    // Each capture's page, and what its renderer's heap holds when the capture starts, before it navigates.
+    const pages: unknown[] = [];
     const heapAtStart: number[] = [];
     const heapProbe: CapturePlugin = {
       name: 'test-heap-probe',
-      stages: [{ name: 'heap', phase: 'prepare', run: async (ctx) => void heapAtStart.push((await ctx.cdp.send('Runtime.getHeapUsage')).usedSize) }],
+      stages: [
+        {
+          name: 'heap',
+          phase: 'prepare',
+          run: async (ctx) => {
+            pages.push(ctx.page);
+            heapAtStart.push((await ctx.cdp.send('Runtime.getHeapUsage')).usedSize);
+          },
+        },
+      ],
     };
     const target = await start({ contextReuse: true, concurrency: 1, plugins: [heapProbe] });
     const capture = async (): Promise<void> => {
@@ -198,7 +208,8 @@ describe('context reuse (contextReuse)', () => {
     };
     await capture();
     await capture();
-    expect(heapAtStart).toHaveLength(2);
+    expect(pages).toHaveLength(2);
+    expect(pages[1]).toBe(pages[0]);
     // The kept renderer left the page with 20 MB of objects: collected, it starts near a fresh one.
     expect(heapAtStart[1]).toBeLessThan(8 * 1024 * 1024);
   });
