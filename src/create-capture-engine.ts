@@ -6,6 +6,7 @@ import { consoleLogger } from './core/logger.js';
 import { positive } from './core/options.js';
 import { BrowserPool, type ContextReuseOptions } from './browser/pool.js';
 import { findChromium } from './browser/chromium-path.js';
+import { resolveBrowserIdentity } from './browser/browser-user.js';
 import { createCaptureEgress, type CaptureEgress } from './egress/capture-egress.js';
 import { createFsStorage } from './storage/fs-storage.js';
 import { routeTable } from './http/routes.js';
@@ -69,6 +70,7 @@ function browserPool(
   egress: CaptureEgress,
   resolved: { tempDir: string; log: CaptureEngine['options']['log']; concurrency: number; executablePath: string },
 ): BrowserPool {
+  const rendererMemoryMb = positive(options.rendererMemoryMb ?? DEFAULTS.rendererMemoryMb, 'rendererMemoryMb');
   return new BrowserPool({
     executablePath: resolved.executablePath,
     args: options.browserArgs ?? [],
@@ -81,6 +83,16 @@ function browserPool(
     warmContexts: options.warmContexts ?? resolved.concurrency,
     recycleAfter: options.recycleAfter ?? DEFAULTS.recycleAfter,
     contextReuse: contextReuseOptions(options.contextReuse),
+    identity: options.connectEndpoint ? { sandbox: true } : resolveBrowserIdentity({ user: options.browserUser, sandbox: options.sandbox }),
+    rendererHeapMb: Math.floor(rendererMemoryMb / 2),
+    // A remote browser's processes are not on this machine.
+    watchdog: options.connectEndpoint
+      ? undefined
+      : {
+          rendererMemoryBytes: rendererMemoryMb * 2 ** 20,
+          browserMemoryBytes: positive(options.browserMemoryMb ?? DEFAULTS.browserMemoryMb, 'browserMemoryMb') * 2 ** 20,
+          intervalMs: DEFAULTS.watchdogIntervalMs,
+        },
     log: resolved.log,
   });
 }

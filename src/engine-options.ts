@@ -27,6 +27,17 @@ export interface CaptureEngineOptions extends Omit<CaptureHttpOptions, 'storage'
   /** Relaunch Chromium after this many captures (0 = never). @default 1000 */
   recycleAfter?: number;
   /**
+   * Run Chromium as this user (name or uid), with its sandbox on. Only as root, where it is the
+   * default: Chromium cannot sandbox itself as root. @default `CAPTURE_BROWSER_USER`, else `capture-browser` (made by `npm run setup`), else `nobody`
+   */
+  browserUser?: string;
+  /** Chromium's own sandbox (seccomp, namespaces). Turn it off only where the platform cannot run it. @default true (`CAPTURE_BROWSER_SANDBOX=false` turns it off) */
+  sandbox?: boolean;
+  /** A renderer holding more resident memory (MB) is killed and its capture fails; V8's heap per renderer is capped at half. @default 2048 */
+  rendererMemoryMb?: number;
+  /** A browser whose processes hold more memory (MB) is recycled once its running captures end. @default 4096 */
+  browserMemoryMb?: number;
+  /**
    * For single-tenant deployments: keep a capture's browser context for the next capture of the
    * same account (`reuseKey`), cleared in between, instead of a fresh context each time. Off by
    * default: a kept context shares its HTTP cache and its tab's history between the account's

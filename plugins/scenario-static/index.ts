@@ -1,6 +1,8 @@
+import type { Frame } from 'playwright-core';
 import type { CaptureContext, CapturePlugin, ImageArtifact } from '../../src/core/types.js';
 import type { CaptureParams } from '../../src/core/schema.js';
-import { bestEffort } from '../../src/core/deadline.js';
+import { abortable, bestEffort } from '../../src/core/deadline.js';
+import { isNavigationRace } from '../../src/core/to-capture-error.js';
 import { DEFAULTS } from '../../src/core/defaults.js';
 import { revealLazyContent } from './reveal-lazy-content.js';
 import { settleRendering } from './settle-rendering.js';
@@ -52,12 +54,51 @@ export function staticScenario(options: StaticScenarioOptions = {}): CapturePlug
           const settleMs = ctx.budget(RENDER_SETTLE_MS);
           await bestEffort(() => settleRendering(ctx.page, settleMs), settleMs + 250, ctx.signal);
           // A printed document is the finished file: no encoder follows.
-          if (ctx.params.format === 'pdf') ctx.output = await printPdf(ctx);
-          else ctx.captured = await screenshot(ctx, maxHeightFor(ctx.params));
+          if (ctx.params.format === 'pdf') ctx.output = await acrossNavigations(ctx, () => printPdf(ctx));
+          else ctx.captured = await acrossNavigations(ctx, () => screenshot(ctx, maxHeightFor(ctx.params)));
         },
       },
     ],
   };
+}
+
+/** Times a page that reloads or refreshes itself is shot again once its new document has loaded. */
+const NAVIGATION_RETRIES = 3;
+
+/**
+ * Runs `shoot`, and again on the new document when the page navigated meanwhile (a reload, a meta
+ * refresh); a page that keeps doing so fails with CAPTURE_FAILED (page_navigated).
+ */
+async function acrossNavigations<T>(ctx: CaptureContext, shoot: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await unlessNavigated(ctx, shoot());
+    } catch (error) {
+      if (!isNavigationRace(error) || attempt >= NAVIGATION_RETRIES) throw error;
+      await abortable(ctx.page.waitForLoadState('load', { timeout: 0 }), ctx.signal);
+    }
+  }
+}
+
+/**
+ * `shot`, unless the main frame navigates first: Chromium never answers a screenshot whose
+ * document was replaced while it was being drawn.
+ */
+async function unlessNavigated<T>(ctx: CaptureContext, shot: Promise<T>): Promise<T> {
+  const { page } = ctx;
+  let onNavigated: ((frame: Frame) => void) | undefined;
+  const navigated = new Promise<never>((_, reject) => {
+    onNavigated = (frame) => {
+      if (frame === page.mainFrame()) reject(new Error('Not attached to an active page: the page navigated during the shot'));
+    };
+    page.on('framenavigated', onNavigated);
+  });
+  shot.catch(() => undefined);
+  try {
+    return await Promise.race([shot, navigated]);
+  } finally {
+    if (onNavigated) page.off('framenavigated', onNavigated);
+  }
 }
 
 async function screenshot(ctx: CaptureContext, maxHeight: number): Promise<ImageArtifact> {

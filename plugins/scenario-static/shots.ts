@@ -3,7 +3,7 @@ import sharp, { type OverlayOptions } from 'sharp';
 import type { CaptureContext, ImageArtifact } from '../../src/core/types.js';
 import type { CaptureParams } from '../../src/core/schema.js';
 import { shootUnlessBlank } from './blank-shot.js';
-import { visible } from '../shared/visible-element.js';
+import { ELEMENT_GRACE_MS, visible } from '../shared/visible-element.js';
 
 type CdpFormat = 'png' | 'jpeg' | 'webp';
 /** Largest side each encoder accepts (libjpeg: 65,500; WebP: 16,383); past them encoders fail or return an empty image. */
@@ -54,7 +54,7 @@ export async function region(ctx: CaptureContext): Promise<ImageArtifact> {
   const { params } = ctx;
   let rect: Rect;
   if (params.selector !== undefined) {
-    const element = await visible(ctx, 'selector', params.selector);
+    const element = await visible(ctx, 'selector', params.selector, ELEMENT_GRACE_MS);
     await element.scrollIntoViewIfNeeded({ timeout: Math.max(1, ctx.remaining()) });
     rect = await element.evaluate((node) => {
       const box = node.getBoundingClientRect();

@@ -3,11 +3,21 @@ import type { CaptureContext } from '../../src/core/types.js';
 import { captureErrors } from '../../src/core/error-factories.js';
 import { allowedFor } from '../../src/core/schema.js';
 
-/** The first element matching `selector`, once visible; 422 when it never is, 400 for a bad selector. */
-export async function visible(ctx: CaptureContext, param: 'wait_for_selector' | 'click' | 'selector', selector: string): Promise<Locator> {
+/**
+ * How long `selector` and `click` wait for their element once the page is ready and settled: an
+ * element that is not there by then answers 422 at once instead of holding a capture slot for the
+ * whole budget. `wait_for_selector` is the way to wait longer.
+ */
+export const ELEMENT_GRACE_MS = 1_000;
+
+/**
+ * The first element matching `selector`, once visible; 422 when it is not within `waitMs` (or
+ * the budget), 400 for a bad selector.
+ */
+export async function visible(ctx: CaptureContext, param: 'wait_for_selector' | 'click' | 'selector', selector: string, waitMs = Infinity): Promise<Locator> {
   const element = ctx.page.locator(selector).first();
   try {
-    await element.waitFor({ state: 'visible', timeout: Math.max(1, ctx.remaining() - 250) });
+    await element.waitFor({ state: 'visible', timeout: Math.max(1, Math.min(waitMs, ctx.remaining() - 250)) });
   } catch (error) {
     if (error instanceof Error && /not a valid selector|Unexpected token|while parsing/i.test(error.message)) {
       throw captureErrors.invalidParameter(param, `Invalid parameter '${param}': '${selector}' is not a valid CSS selector`, allowedFor(param));

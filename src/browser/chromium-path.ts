@@ -44,8 +44,12 @@ function playwrightInstalledChromium(): string | undefined {
   }
 }
 
-/** Flags for a closed network and a server: nothing phones home, nothing prompts. */
-export function chromiumArgs(extra: readonly string[] = []): string[] {
+/**
+ * Flags for a closed network and a server: nothing phones home, nothing prompts. The sandbox is
+ * on unless `sandbox` is false; by default it is off only for root, whom Chromium refuses to run
+ * sandboxed (the engine runs Chromium as another user instead: browser-user.ts).
+ */
+export function chromiumArgs(extra: readonly string[] = [], { sandbox = process.getuid?.() !== 0 }: { sandbox?: boolean } = {}): string[] {
   const args = [
     '--disable-background-networking',
     '--disable-component-update',
@@ -62,7 +66,6 @@ export function chromiumArgs(extra: readonly string[] = []): string[] {
     // WebRTC's UDP past the egress proxy: the headless shell honours only this switch (see chromium-preferences.ts).
     '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
   ];
-  // The sandbox needs user namespaces that root in a container does not get.
-  if (process.getuid?.() === 0) args.push('--no-sandbox');
+  if (!sandbox) args.push('--no-sandbox');
   return [...args, ...extra];
 }

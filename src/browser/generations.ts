@@ -2,7 +2,9 @@ import type { Browser } from 'playwright-core';
 import type { Logger } from '../core/logger.js';
 import { captureErrors } from '../core/error-factories.js';
 import { launchBrowser, type LaunchOptions } from './launch.js';
-import { withTimeout } from './close-timeout.js';
+import { settlesWithin } from '../core/deadline.js';
+import { CLOSE_TIMEOUT_MS } from './close-timeout.js';
+import { killTree } from './process-tree.js';
 
 /** One launched browser, the captures it served and the contexts it has open. */
 export interface Generation {
@@ -13,6 +15,10 @@ export interface Generation {
   captures: number;
   open: number;
   retired: boolean;
+  /** The local browser's process, when known. */
+  pid?: number;
+  /** Its processes hold more memory than the engine allows: it serves no more contexts and drains. */
+  overMemory: boolean;
 }
 
 export interface GenerationOptions extends LaunchOptions {
@@ -31,6 +37,8 @@ export class BrowserGenerations {
   private closed = false;
   /** Browsers launched or connected so far. */
   launches = 0;
+  /** Browsers still running: the current one and retired ones draining. */
+  readonly live = new Set<Generation>();
 
   constructor(private readonly options: GenerationOptions) {}
 
@@ -44,7 +52,7 @@ export class BrowserGenerations {
 
   /** Whether `generation` has served its `recycleAfter` captures: its contexts serve no more. */
   isDue(generation: Generation): boolean {
-    return this.options.recycleAfter > 0 && generation.captures >= this.options.recycleAfter;
+    return generation.overMemory || (this.options.recycleAfter > 0 && generation.captures >= this.options.recycleAfter);
   }
 
   async get(): Promise<Generation> {
@@ -61,24 +69,36 @@ export class BrowserGenerations {
   /** A context of `generation` closed; a retired generation closes with its last context. */
   async contextClosed(generation: Generation): Promise<void> {
     generation.open--;
-    if (generation.retired && generation.open === 0) {
-      await withTimeout(generation.browser.close()).catch(() => undefined);
-      await generation.dispose();
-    }
+    if (generation.retired && generation.open === 0) await this.shutDown(generation);
   }
 
   private retire(generation: Generation): void {
     generation.retired = true;
     if (this.current === generation) this.current = undefined;
-    if (generation.open === 0) void generation.browser.close().catch(() => undefined);
+    if (generation.open === 0) void this.shutDown(generation);
+  }
+
+  /**
+   * Closes a browser and removes its profile. A browser that does not close in time (a renderer
+   * that never answers can hold it up) is killed with all its processes.
+   */
+  private async shutDown(generation: Generation): Promise<void> {
+    if (!(await settlesWithin(generation.browser.close(), CLOSE_TIMEOUT_MS)) && generation.pid !== undefined) {
+      this.options.log.warn({ pid: generation.pid }, 'the browser did not close in time; killing it');
+      killTree(generation.pid);
+    }
+    this.live.delete(generation);
+    await generation.dispose();
   }
 
   private async launch(): Promise<Generation> {
     if (this.closed) throw captureErrors.shuttingDown();
-    const { browser, dispose } = await launchBrowser(this.options);
+    const { browser, dispose, pid } = await launchBrowser(this.options);
     this.launches++;
-    const generation: Generation = { browser, dispose, captures: 0, open: 0, retired: false };
+    const generation: Generation = { browser, dispose, pid, captures: 0, open: 0, retired: false, overMemory: false };
+    this.live.add(generation);
     browser.on('disconnected', () => {
+      this.live.delete(generation);
       void dispose();
       if (this.current === generation && !this.closed) {
         this.current = undefined;
@@ -94,15 +114,11 @@ export class BrowserGenerations {
     this.closed = true;
   }
 
-  /** Closes the current browser (after a launch under way) and removes its profile. */
+  /** Closes every browser still running (after a launch under way) and removes their profiles. */
   async close(): Promise<void> {
     this.closed = true;
     await this.launching?.catch(() => undefined);
-    const last = this.current;
     this.current = undefined;
-    if (last) {
-      await withTimeout(last.browser.close()).catch(() => undefined);
-      await last.dispose();
-    }
+    await Promise.all([...this.live].map((generation) => this.shutDown(generation)));
   }
 }

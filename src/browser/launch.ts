@@ -1,8 +1,10 @@
-import { mkdtemp, readdir, readlink, rm } from 'node:fs/promises';
+import { chown, mkdtemp, readdir, readlink, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { chromiumArgs } from './chromium-path.js';
+import { writeLauncher, type BrowserIdentity } from './browser-user.js';
+import { findProcessWithArg } from './process-tree.js';
 
 export interface LaunchOptions {
   executablePath: string;
@@ -14,12 +16,18 @@ export interface LaunchOptions {
   tempDir: string;
   /** Writes what the profile must hold before Chromium starts on it (e.g. egress preferences). */
   prepareProfile?: (profileDir: string) => Promise<void>;
+  /** Who runs a local Chromium and whether its sandbox is on. */
+  identity: BrowserIdentity;
+  /** V8's heap limit in each renderer (MB): a page past it crashes its own tab, not the machine. */
+  rendererHeapMb?: number;
 }
 
 export interface LaunchedBrowser {
   browser: Browser;
   /** Removes what the browser left on disk (its profile); idempotent. */
   dispose: () => Promise<void>;
+  /** The local browser's process, when /proc tells it. */
+  pid?: number;
 }
 
 /** A browser for captures: a remote one when an endpoint is given, else a local Chromium. */
@@ -39,9 +47,18 @@ async function launchLocal(options: LaunchOptions): Promise<LaunchedBrowser> {
   const dispose = (): Promise<void> => (removal ??= removeProfile(profile));
   try {
     await options.prepareProfile?.(profile);
+    const { runAs, sandbox } = options.identity;
+    if (runAs) await chownTree(profile, runAs.uid, runAs.gid);
+    const heapFlag = options.rendererHeapMb === undefined ? [] : [`--js-flags=--max-old-space-size=${options.rendererHeapMb}`];
     const persistent = await chromium.launchPersistentContext(profile, {
-      executablePath: options.executablePath,
-      args: chromiumArgs(options.args),
+      executablePath: runAs ? await writeLauncher(options.tempDir, options.executablePath, runAs) : options.executablePath,
+      args: chromiumArgs([...heapFlag, ...options.args], { sandbox }),
+      chromiumSandbox: sandbox,
+      // Playwright's own scratch folder (downloads, traces), inside the profile so that it goes with
+      // it, also when a killed process leaves both behind for the next start to remove.
+      ...({ artifactsDir: path.join(profile, ARTIFACTS_DIR) } as object),
+      // Chromium keeps caches in its home: the profile is the one place its user may write.
+      ...(runAs ? { env: { ...process.env, HOME: profile } } : {}),
       headless: true,
       handleSIGINT: false,
       handleSIGTERM: false,
@@ -51,7 +68,7 @@ async function launchLocal(options: LaunchOptions): Promise<LaunchedBrowser> {
     if (!browser) throw new Error('Chromium started without a browser handle');
     // Captures run in contexts of their own: the profile's first tab would only hold a renderer.
     await Promise.all(persistent.pages().map((page) => page.close()));
-    return { browser, dispose };
+    return { browser, dispose, pid: findProcessWithArg(`--user-data-dir=${profile}`) };
   } catch (error) {
     await dispose();
     throw error;
@@ -68,6 +85,15 @@ async function removeProfile(profile: string): Promise<void> {
   const socketDir = socket && path.dirname(socket);
   if (socketDir && path.basename(socketDir).startsWith('org.chromium.Chromium.')) await rm(socketDir, { recursive: true, force: true }).catch(() => undefined);
   await rm(profile, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
+}
+
+/** Playwright's scratch folder in a profile (its launch protocol's `artifactsDir`, which the Node API passes through). */
+const ARTIFACTS_DIR = 'playwright-artifacts';
+
+/** Hands a folder and everything in it to `uid`. */
+async function chownTree(dir: string, uid: number, gid: number): Promise<void> {
+  await chown(dir, uid, gid);
+  for (const entry of await readdir(dir, { recursive: true })) await chown(path.join(dir, entry), uid, gid);
 }
 
 /** A profile's name: `profile-<host>-<pid of the Node process that launched it>-<random>`. */

@@ -2,11 +2,12 @@ import PQueue from 'p-queue';
 import type { BrowserLease, ContextPool, LeaseWants, PoolStats, PreparedContext, Viewport } from '../core/ports.js';
 import type { Logger } from '../core/logger.js';
 import { captureErrors } from '../core/error-factories.js';
-import { abortable } from '../core/deadline.js';
+import { abortable, settlesWithin } from '../core/deadline.js';
 import { BrowserGenerations, type Generation } from './generations.js';
 import { openCapturePage, type CapturePage } from './page-defaults.js';
-import { withTimeout, CLOSE_TIMEOUT_MS } from './close-timeout.js';
+import { CLOSE_TIMEOUT_MS } from './close-timeout.js';
 import type { LaunchOptions } from './launch.js';
+import { RendererWatchdog, type WatchdogOptions } from './renderer-watchdog.js';
 
 export interface BrowserPoolOptions extends LaunchOptions {
   /** Captures running at once. */
@@ -21,6 +22,8 @@ export interface BrowserPoolOptions extends LaunchOptions {
   prepareContext?: () => Promise<PreparedContext>;
   /** Keep contexts for later captures with the same reuse key (off when absent). */
   contextReuse?: ContextReuseOptions;
+  /** Ceilings on a local browser's processes, read from /proc (off when absent). */
+  watchdog?: WatchdogOptions;
   log: Logger;
 }
 
@@ -38,6 +41,10 @@ interface Slot extends CapturePage {
   uses: number;
   /** Origins its pages loaded (only tracked when contexts are reused): a reset clears their storage. */
   origins: Set<string>;
+  /** Its capture could not clean up after itself: it is reclaimed by force. */
+  abandoned: boolean;
+  /** Its page's renderer crashed or was killed (the watchdog kills busy idle ones). */
+  crashed: boolean;
 }
 
 /** A context kept after a capture, waiting for the next one with its key. */
@@ -67,16 +74,27 @@ export class BrowserPool implements ContextPool {
   private readonly closing = new AbortController();
   /** Captures past the queue; p-queue forgets a task once its signal aborts, this set does not. */
   private readonly active = new Set<Promise<void>>();
+  private readonly watchdog: RendererWatchdog | undefined;
+  /** Since when no capture has held, opened or waited for a context; undefined while one does. */
+  private idleSince: number | undefined = Date.now();
 
   constructor(private readonly options: BrowserPoolOptions) {
     this.queue = new PQueue({ concurrency: options.concurrency });
     this.generations = new BrowserGenerations(options);
+    if (options.watchdog) this.watchdog = new RendererWatchdog(this.generations, () => this.idleSince, options.watchdog, options.log);
   }
 
   /** Launches the browser and fills the warm contexts. */
   async start(): Promise<void> {
     await this.generations.get();
     this.refill();
+    this.watchdog?.start();
+  }
+
+  /** Called whenever captures or warm contexts come or go. */
+  private noteActivity(): void {
+    const idle = this.lent === 0 && this.warming === 0 && this.queue.size === 0;
+    this.idleSince = idle ? (this.idleSince ?? Date.now()) : undefined;
   }
 
   get stats(): PoolStats {
@@ -88,6 +106,9 @@ export class BrowserPool implements ContextPool {
       contexts: this.generations.openContexts,
       connected: this.generations.connected,
       launches: this.generations.launches,
+      maxQueue: this.options.maxQueue,
+      renderersKilled: { ...(this.watchdog?.killed ?? { busy: 0, memory: 0 }) },
+      browserMemoryBytes: this.watchdog?.memoryBytes ?? 0,
     };
   }
 
@@ -98,7 +119,8 @@ export class BrowserPool implements ContextPool {
    */
   async run<T>(signal: AbortSignal, task: (lease: BrowserLease) => Promise<T>, wants: LeaseWants = {}): Promise<T> {
     if (this.closed) throw captureErrors.shuttingDown();
-    if (this.queue.size >= this.options.maxQueue) throw captureErrors.queueFull(Math.max(1, Math.ceil(this.queue.size / this.options.concurrency)));
+    // Only a capture that would wait counts against the queue: `maxQueue: 0` still runs on a free slot.
+    if (this.queue.pending >= this.options.concurrency && this.queue.size >= this.options.maxQueue) throw captureErrors.queueFull(Math.max(1, Math.ceil(this.queue.size / this.options.concurrency)));
     // The caller gets its result as soon as the task ends; the slot stays taken until the context
     // has closed, so closing never adds to a capture's latency and never overcommits the browser.
     return new Promise<T>((resolve, reject) => {
@@ -124,6 +146,7 @@ export class BrowserPool implements ContextPool {
   /** Lends a context to `task`, then closes it or keeps it for reuse. Settles the capture as soon as `task` ends. */
   private async lend<T>(signal: AbortSignal, task: (lease: BrowserLease) => Promise<T>, wants: LeaseWants, resolve: (value: T) => void, reject: (error: unknown) => void): Promise<void> {
     this.lent++;
+    this.noteActivity();
     try {
       const taking = this.take(wants);
       let slot: Slot;
@@ -137,18 +160,21 @@ export class BrowserPool implements ContextPool {
         return;
       }
       let succeeded = false;
+      const abandon = (): void => void (slot.abandoned = true);
       try {
-        resolve(await task({ context: slot.context, page: slot.page, cdp: slot.cdp, attachment: slot.prepared.attachment }));
+        resolve(await task({ context: slot.context, page: slot.page, cdp: slot.cdp, attachment: slot.prepared.attachment, abandon }));
         succeeded = true;
       } catch (error) {
         reject(error);
       } finally {
-        // A failed capture may have left anything behind (a wedged page, a half-set state).
-        await this.release(slot, succeeded ? wants.reuseKey : undefined);
+        // A failed capture may have left anything behind (a wedged page, a script still running).
+        if (succeeded && !slot.abandoned) await this.release(slot, wants.reuseKey);
+        else await this.reclaim(slot);
       }
     } finally {
       this.lent--;
       this.refill();
+      this.noteActivity();
     }
   }
 
@@ -187,7 +213,7 @@ export class BrowserPool implements ContextPool {
   }
 
   /** Keeps the context for the next capture with `reuseKey` when reuse allows it, else closes it. */
-  private async release(slot: Slot, reuseKey: string | undefined): Promise<void> {
+  private async release(slot: Slot, reuseKey?: string): Promise<void> {
     const reuse = this.options.contextReuse;
     if (reuse && reuseKey !== undefined && !this.closed && slot.uses < reuse.maxUses && usable(slot)) {
       try {
@@ -249,7 +275,9 @@ export class BrowserPool implements ContextPool {
       const page = await openCapturePage((options) => generation.browser.newContext(options), { ...prepared.options, ...(viewport ? { viewport } : {}) });
       const origins = new Set<string>();
       if (this.options.contextReuse) page.context.on('request', (request) => origins.add(new URL(request.url()).origin));
-      return { ...page, prepared, generation, uses: 0, origins };
+      const slot: Slot = { ...page, prepared, generation, uses: 0, origins, abandoned: false, crashed: false };
+      page.page.once('crash', () => void (slot.crashed = true));
+      return slot;
     } catch (error) {
       generation.open--;
       await prepared.dispose();
@@ -259,7 +287,30 @@ export class BrowserPool implements ContextPool {
 
   private async dispose(slot: Slot): Promise<void> {
     // A dead browser took its contexts with it; asking it to close one only waits for a timeout.
-    if (slot.generation.browser.isConnected()) await withTimeout(slot.context.close()).catch(() => undefined);
+    if (slot.generation.browser.isConnected()) await settlesWithin(slot.context.close(), CLOSE_TIMEOUT_MS);
+    await this.forget(slot);
+  }
+
+  /**
+   * Closes the context of a capture that failed or could not clean up after itself, whatever its
+   * pages are doing: a script spinning on the page is stopped first, since a renderer busy in
+   * JavaScript does not answer `close`; a context that still does not close has its renderer
+   * crashed. Both protocol calls are among those Chromium answers even while the page's main
+   * thread is busy.
+   */
+  private async reclaim(slot: Slot): Promise<void> {
+    if (slot.generation.browser.isConnected()) {
+      await settlesWithin(slot.cdp.send('Runtime.terminateExecution'), TERMINATE_TIMEOUT_MS);
+      if (!(await settlesWithin(slot.context.close(), CLOSE_TIMEOUT_MS))) {
+        this.options.log.warn({}, 'a browser context did not close; crashing its renderer');
+        await settlesWithin(slot.cdp.send('Page.crash'), TERMINATE_TIMEOUT_MS);
+      }
+    }
+    await this.forget(slot);
+  }
+
+  /** What is left once a context is closed: its per-context resources and its generation's count. */
+  private async forget(slot: Slot): Promise<void> {
     await slot.prepared.dispose().catch(() => undefined);
     await this.generations.contextClosed(slot.generation);
   }
@@ -278,19 +329,24 @@ export class BrowserPool implements ContextPool {
     const wanted = this.options.warmContexts - this.active.size - this.queue.size - this.kept.length;
     while (this.warm.length + this.warming < wanted) {
       this.warming++;
+      this.noteActivity();
       this.openSlot()
         .then(async (slot) => {
           if (this.closed) await this.dispose(slot);
           else this.warm.push(slot);
         })
         .catch((error: unknown) => this.options.log.warn({ error: String(error) }, 'could not warm a browser context'))
-        .finally(() => this.warming--);
+        .finally(() => {
+          this.warming--;
+          this.noteActivity();
+        });
     }
   }
 
   /** Refuses new work, waits for running captures, closes every context and the browser. */
   async close(): Promise<void> {
     this.closed = true;
+    this.watchdog?.stop();
     this.generations.refuseLaunches();
     this.closing.abort(captureErrors.shuttingDown());
     await this.queue.onIdle();
@@ -302,9 +358,12 @@ export class BrowserPool implements ContextPool {
   }
 }
 
+/** How long a protocol call that stops or crashes a renderer may take. */
+const TERMINATE_TIMEOUT_MS = 1_000;
+
 /** Whether a context can still serve a capture: its browser is up and current, its page open. */
 function usable(slot: Slot): boolean {
-  return slot.generation.browser.isConnected() && !slot.generation.retired && !slot.page.isClosed();
+  return slot.generation.browser.isConnected() && !slot.generation.retired && !slot.page.isClosed() && !slot.crashed;
 }
 
 /**

@@ -103,3 +103,16 @@ export async function bestEffort(
     local.dispose();
   }
 }
+
+/** True when `promise` settles (either way) within `ms`; it is never waited for longer. */
+export function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const settled = promise.then(
+    () => true,
+    () => true,
+  );
+  return Promise.race([settled, late]).finally(() => clearTimeout(timer));
+}

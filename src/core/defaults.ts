@@ -19,6 +19,15 @@ export const DEFAULTS = Object.freeze({
   contextReuseMaxUses: 100,
   /** With `contextReuse`: how long a kept context waits for its next capture, in ms. */
   contextReuseIdleMs: 30_000,
+  /**
+   * A renderer holding more resident memory is killed (its capture fails with CAPTURE_FAILED,
+   * reason renderer_crashed); V8's heap in each renderer is capped at half of it.
+   */
+  rendererMemoryMb: 2048,
+  /** A browser whose processes together hold more is recycled once its running captures end. */
+  browserMemoryMb: 4096,
+  /** How often the pool reads its browsers' processes (memory, renderers busy with no capture). */
+  watchdogIntervalMs: 1000,
   /** Time budget of a still capture in ms; videos add `duration × videoMsPerSecond`. */
   timeoutMs: 30_000,
   /** Extra budget per second of video: frames are rendered and encoded at about real time. */

@@ -8,6 +8,11 @@ export interface BrowserLease {
   readonly cdp: CDPSession;
   /** What `PreparedContext.attachment` carried for this context (e.g. its egress session). */
   readonly attachment: unknown;
+  /**
+   * Tells the pool that the capture could not clean up after itself (a cleanup overran its
+   * bound): the context is reclaimed by force, its renderers killed if they do not close.
+   */
+  abandon(): void;
 }
 
 export interface PoolStats {
@@ -21,6 +26,12 @@ export interface PoolStats {
   connected: boolean;
   /** Browsers launched (or connected) since the pool started, the first included. */
   launches: number;
+  /** Captures that may wait for a context; past them new ones get SERVICE_BUSY. */
+  maxQueue: number;
+  /** Renderers killed so far: busy while no capture ran, or over the memory ceiling. */
+  renderersKilled: { busy: number; memory: number };
+  /** Resident memory of the local browsers' processes at the last reading (0 when unknown). */
+  browserMemoryBytes: number;
 }
 
 /**

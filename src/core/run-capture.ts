@@ -3,7 +3,7 @@ import { PHASES, type CaptureContext } from './types.js';
 import type { RunOutcome } from './capture-result.js';
 import type { CaptureParams } from './schema.js';
 import type { Deadline } from './deadline.js';
-import { abortable, sleep, throwIfAborted } from './deadline.js';
+import { abortable, settlesWithin, sleep, throwIfAborted } from './deadline.js';
 import type { Pipeline } from './pipeline.js';
 import type { BrowserLease, CaptureObserver } from './ports.js';
 import type { Logger } from './logger.js';
@@ -66,14 +66,40 @@ export async function runCapture({ id, params, deadline, lease, pipeline, log, o
     return { output: ctx.output, stored: ctx.stored, metadata: ctx.metadata };
   } finally {
     if (!handedOver && ctx.output?.path) cleanups.push(() => rm(ctx.output?.path as string, { force: true }));
-    for (const cleanup of cleanups.reverse()) {
-      try {
-        await cleanup();
-      } catch (error) {
-        ctx.warn('cleanup failed', error);
-      }
-    }
+    if (!(await runCleanups(cleanups.reverse(), ctx.warn))) lease.abandon();
   }
+}
+
+/**
+ * How long a capture's cleanups may take together. A renderer stuck in JavaScript never answers
+ * the protocol calls some cleanups make (stopping a screencast, detaching a session): without a
+ * bound its capture would never answer, its context never close and a shutdown never end.
+ */
+const CLEANUP_BUDGET_MS = 3_000;
+
+/**
+ * Runs every cleanup in order, each awaited only while the shared budget lasts (a later one still
+ * starts after an earlier one overran: removing files does not depend on the browser). Resolves
+ * false when one overran.
+ */
+async function runCleanups(cleanups: (() => unknown)[], warn: CaptureContext['warn']): Promise<boolean> {
+  const endsAt = Date.now() + CLEANUP_BUDGET_MS;
+  let inTime = true;
+  for (const cleanup of cleanups) {
+    const finished = Promise.resolve()
+      .then(cleanup)
+      .then(
+        () => true,
+        (error: unknown) => {
+          warn('cleanup failed', error);
+          return true;
+        },
+      );
+    // Every cleanup gets a moment even once the budget is spent, so the quick ones still finish.
+    if (!(await settlesWithin(finished, Math.max(100, endsAt - Date.now())))) inTime = false;
+  }
+  if (!inTime) warn('a cleanup overran its bound; the context is reclaimed by force');
+  return inTime;
 }
 
 /** An observer's failure must never touch a capture. */

@@ -11,6 +11,20 @@ const NODE_REASONS: [RegExp, string][] = [
 
 const BROWSER_GONE = /Target (page, context or browser )?(has been )?closed|Browser has been closed|browser has disconnected|Target crashed|Page crashed|Session closed/i;
 
+/** The main document is a file to download (Content-Disposition: attachment): there is no page to capture. */
+const DOWNLOAD = /Download is starting/i;
+
+/**
+ * A protocol call that met the page between two documents: it reloaded, refreshed or navigated
+ * itself while being captured.
+ */
+const NAVIGATED = /Not attached to an active page|Execution context was destroyed|Cannot find context with specified id|frame was detached|because of a navigation/i;
+
+/** Whether `error` only says the page navigated meanwhile: the same step may succeed on its new document. */
+export function isNavigationRace(error: unknown): boolean {
+  return error instanceof Error && NAVIGATED.test(error.message);
+}
+
 /**
  * Sorts whatever a capture threw into the catalogue, in one place: raw Chromium, CDP and
  * Playwright failures become codes with a short reason; anything unknown is INTERNAL_ERROR.
@@ -29,6 +43,9 @@ export function toCaptureError(error: unknown, context: { url?: string } = {}): 
   for (const [pattern, reason] of NODE_REASONS) {
     if (pattern.test(message)) return captureErrors.captureFailed(reason, `The page could not be loaded (${reason})`, error);
   }
+  if (DOWNLOAD.test(message)) return captureErrors.captureFailed('download', 'The URL answers with a file to download, not a page', error);
+  if (NAVIGATED.test(message)) return captureErrors.captureFailed('page_navigated', 'The page kept navigating away while it was captured', error);
+  if (/Unable to capture screenshot/i.test(message)) return captureErrors.captureFailed('screenshot_failed', 'Chromium could not draw the page', error);
   if (BROWSER_GONE.test(message)) return captureErrors.captureFailed('browser_crashed', 'The browser failed during the capture', error);
   if (error instanceof Error && error.name === 'AbortError') return captureErrors.captureFailed('aborted', 'Capture aborted', error);
   return captureErrors.internal(message, error);
