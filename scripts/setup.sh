@@ -27,6 +27,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get install -y -qq --no-install-recommends --no-remove "${missing[@]}"
 fi
 
+# As root, the engine runs Chromium as this unprivileged user, so that Chromium's sandbox can be on.
+if [ "$(id -u)" -eq 0 ] && ! id capture-browser >/dev/null 2>&1; then
+  useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin capture-browser
+fi
+
 # Never download a browser: the system Chromium is used.
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 # `npm ci` installs exactly what package-lock.json records and never rewrites it, so a fresh clone

@@ -64,6 +64,8 @@ export class BrowserPool implements ContextPool {
   private readonly warm: Slot[] = [];
   /** Oldest first; with the lent ones, at most `concurrency`. */
   private readonly kept: KeptSlot[] = [];
+  /** Captures admitted and not answered yet: running, opening a context or waiting for a slot. */
+  private admitted = 0;
   /** Captures holding a context or opening one (a capture that gave up while it opened included). */
   private lent = 0;
   /** Contexts closing in the background (kept ones evicted, warm ones in surplus); `close()` waits for them. */
@@ -106,7 +108,7 @@ export class BrowserPool implements ContextPool {
       contexts: this.generations.openContexts,
       connected: this.generations.connected,
       launches: this.generations.launches,
-      maxQueue: this.options.maxQueue,
+      full: this.isFull(),
       renderersKilled: { ...(this.watchdog?.killed ?? { busy: 0, memory: 0 }) },
       browserMemoryBytes: this.watchdog?.memoryBytes ?? 0,
     };
@@ -119,11 +121,22 @@ export class BrowserPool implements ContextPool {
    */
   async run<T>(signal: AbortSignal, task: (lease: BrowserLease) => Promise<T>, wants: LeaseWants = {}): Promise<T> {
     if (this.closed) throw captureErrors.shuttingDown();
-    // Only a capture that would wait counts against the queue: `maxQueue: 0` still runs on a free slot.
-    if (this.queue.pending >= this.options.concurrency && this.queue.size >= this.options.maxQueue) throw captureErrors.queueFull(Math.max(1, Math.ceil(this.queue.size / this.options.concurrency)));
+    // Captures admitted and not answered yet, running or waiting: a context still closing after its
+    // capture answered holds no place, so `maxQueue: 0` runs every capture that finds a free slot.
+    if (this.isFull()) throw captureErrors.queueFull(Math.max(1, Math.ceil(this.queue.size / this.options.concurrency)));
+    this.admitted++;
     // The caller gets its result as soon as the task ends; the slot stays taken until the context
     // has closed, so closing never adds to a capture's latency and never overcommits the browser.
-    return new Promise<T>((resolve, reject) => {
+    return new Promise<T>((resolveCapture, rejectCapture) => {
+      let answered = false;
+      const answer = (): boolean => {
+        if (answered) return false;
+        answered = true;
+        this.admitted--;
+        return true;
+      };
+      const resolve = (value: T): void => void (answer() && resolveCapture(value));
+      const reject = (error: unknown): void => void (answer() && rejectCapture(error));
       let started = false;
       this.queue
         .add(
@@ -141,6 +154,10 @@ export class BrowserPool implements ContextPool {
           if (!started) reject(error);
         });
     });
+  }
+
+  private isFull(): boolean {
+    return this.admitted >= this.options.concurrency + this.options.maxQueue;
   }
 
   /** Lends a context to `task`, then closes it or keeps it for reuse. Settles the capture as soon as `task` ends. */

@@ -8,6 +8,8 @@ export function baseOptions(allowPrivate: boolean | undefined, storageDir: strin
     timeoutMs: positiveIntegerEnv('CAPTURE_TIMEOUT_MS'),
     concurrency: positiveIntegerEnv('CAPTURE_CONCURRENCY'),
     contextReuse: process.env.CAPTURE_CONTEXT_REUSE === 'true',
+    rendererMemoryMb: positiveIntegerEnv('CAPTURE_RENDERER_MEMORY_MB'),
+    browserMemoryMb: positiveIntegerEnv('CAPTURE_BROWSER_MEMORY_MB'),
   };
 }
 

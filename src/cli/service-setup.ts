@@ -46,7 +46,9 @@ export async function serviceSetup(
     redis = client;
     return client;
   };
-  const httpOptions: CaptureHttpOptions = { healthRoutes: true, readiness, log };
+  const maxLoad = env.CAPTURE_READY_MAX_LOAD;
+  if (maxLoad !== undefined && !(Number(maxLoad) > 0)) throw new Error(`CAPTURE_READY_MAX_LOAD must be a positive number (load per core), not ${maxLoad}`);
+  const httpOptions: CaptureHttpOptions = { healthRoutes: true, readiness, log, ...(maxLoad === undefined ? {} : { pressure: { maxLoadPerCore: Number(maxLoad) } }) };
   if (keys) {
     const managed = await managedKeyStoreFromEnv(env, connectRedis);
     if (managed) closers.push(() => managed.close());

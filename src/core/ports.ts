@@ -26,8 +26,8 @@ export interface PoolStats {
   connected: boolean;
   /** Browsers launched (or connected) since the pool started, the first included. */
   launches: number;
-  /** Captures that may wait for a context; past them new ones get SERVICE_BUSY. */
-  maxQueue: number;
+  /** A capture asked for now would be refused with SERVICE_BUSY: every slot and queue place is taken. */
+  full: boolean;
   /** Renderers killed so far: busy while no capture ran, or over the memory ceiling. */
   renderersKilled: { busy: number; memory: number };
   /** Resident memory of the local browsers' processes at the last reading (0 when unknown). */

@@ -42,7 +42,7 @@ export class CaptureHttp {
 
   /** `GET /readyz`'s answer: the browser connected and the `readiness` checks passing, else 503. */
   ready(): Promise<HttpResponse> {
-    return ready(this.engine.stats, this.options.readiness ?? []);
+    return ready(this.engine.stats, this.options.readiness ?? [], this.options.pressure);
   }
 
   /** Whether a path belongs to this interface; adapters pass every other path on untouched. */

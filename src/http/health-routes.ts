@@ -1,3 +1,4 @@
+import os from 'node:os';
 import type { PoolStats } from '../core/ports.js';
 import type { HttpResponse } from './http-types.js';
 import type { ReadinessCheck } from './http-observer.js';
@@ -11,13 +12,27 @@ export function alive(): HttpResponse {
 /** How long one readiness check may take before it counts as failed. */
 const CHECK_TIMEOUT_MS = 2_000;
 
+export interface PressureLimits {
+  /** Highest 1-minute load average per core at which the instance still takes captures. */
+  maxLoadPerCore?: number;
+  /** Least share of the machine's memory that must be available. */
+  minFreeMemoryShare?: number;
+}
+
 /**
- * `GET /readyz`: 200 when the browser is connected and every check passes, else 503 with the
- * reasons, so a load balancer sends captures elsewhere.
+ * `GET /readyz`: 200 when the browser is connected, every check passes and the instance is not
+ * under pressure (queue full, memory short, load over a set limit), else 503 with the reasons,
+ * so a load balancer sends captures elsewhere; a 503 carries the pressure readings as well.
  */
-export async function ready(stats: PoolStats, checks: readonly ReadinessCheck[]): Promise<HttpResponse> {
+export async function ready(stats: PoolStats, checks: readonly ReadinessCheck[], limits: PressureLimits = {}): Promise<HttpResponse> {
   const failures: Record<string, string> = {};
   if (!stats.connected) failures.browser = 'not connected';
+  const pressure = readPressure(stats);
+  if (stats.full) failures.queue = `full: ${stats.queued} captures waiting, ${stats.running} running`;
+  if (limits.minFreeMemoryShare !== undefined && pressure.memoryFreeShare < limits.minFreeMemoryShare) {
+    failures.memory = `${pressure.memoryFreeMb} MB available, under ${Math.round(limits.minFreeMemoryShare * 100)} % of ${pressure.memoryTotalMb} MB`;
+  }
+  if (limits.maxLoadPerCore !== undefined && pressure.loadPerCore > limits.maxLoadPerCore) failures.cpu = `load ${pressure.loadPerCore} per core, over ${limits.maxLoadPerCore}`;
   await Promise.all(
     checks.map(async ({ name, check }) => {
       try {
@@ -28,5 +43,22 @@ export async function ready(stats: PoolStats, checks: readonly ReadinessCheck[])
     }),
   );
   const ok = Object.keys(failures).length === 0;
-  return json(ok ? 200 : 503, { 'Cache-Control': 'no-store' }, ok ? { status: 'ready' } : { status: 'not ready', failures });
+  return json(ok ? 200 : 503, { 'Cache-Control': 'no-store' }, ok ? { status: 'ready' } : { status: 'not ready', failures, pressure });
+}
+
+/** What `/readyz` reports of the instance's load, whether ready or not. */
+function readPressure(stats: PoolStats): Record<string, unknown> & { loadPerCore: number; memoryFreeMb: number; memoryTotalMb: number; memoryFreeShare: number } {
+  const total = os.totalmem();
+  const free = os.freemem();
+  const [load = 0] = os.loadavg();
+  return {
+    running: stats.running,
+    queued: stats.queued,
+    loadPerCore: Math.round((load / os.availableParallelism()) * 100) / 100,
+    memoryFreeMb: Math.round(free / 2 ** 20),
+    memoryTotalMb: Math.round(total / 2 ** 20),
+    memoryFreeShare: Math.round((free / total) * 1000) / 1000,
+    browserMemoryMb: Math.round(stats.browserMemoryBytes / 2 ** 20),
+    renderersKilled: stats.renderersKilled,
+  };
 }

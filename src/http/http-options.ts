@@ -8,6 +8,7 @@ import { createPolicy, type Policy } from './access/policy.js';
 import type { TierLimits, TierName } from './access/tiers.js';
 import { DEFAULT_BASE_PATH, routeTable, type RouteTable } from './routes.js';
 import type { HttpObserver, ReadinessCheck } from './http-observer.js';
+import type { PressureLimits } from './health-routes.js';
 import type { AsyncCaptures } from './async-captures.js';
 
 /** Every option of `createCaptureHttp`. All are optional. */
@@ -40,11 +41,17 @@ export interface CaptureHttpOptions {
   healthRoutes?: boolean;
   /** What must work for `/readyz` besides the browser (stores, Redis). @default [] */
   readiness?: ReadinessCheck[];
+  /**
+   * When `/readyz` calls the instance too loaded to take captures, besides a full queue: the
+   * machine's 1-minute load average per core above `maxLoadPerCore`, or less than
+   * `minFreeMemoryShare` of its memory available. @default { minFreeMemoryShare: 0.05 } (no load limit)
+   */
+  pressure?: PressureLimits;
   /** The job queue of `async=true` captures (`createCaptureJobs` from Redis). @default none: async=true is refused */
   asyncCaptures?: AsyncCaptures;
 }
 
-export const HTTP_DEFAULTS = Object.freeze({ bodyLimit: 64 * 1024 });
+export const HTTP_DEFAULTS = Object.freeze({ bodyLimit: 64 * 1024, minFreeMemoryShare: 0.05 });
 
 export interface ResolvedHttpOptions {
   routes: RouteTable;
@@ -55,6 +62,7 @@ export interface ResolvedHttpOptions {
   log: Logger;
   observer: HttpObserver | undefined;
   readiness: ReadinessCheck[] | undefined;
+  pressure: PressureLimits;
   asyncCaptures: AsyncCaptures | undefined;
 }
 
@@ -68,6 +76,7 @@ export function resolveHttpOptions(options: CaptureHttpOptions, engine: { storag
     log: options.log ?? engine.log,
     observer: options.observer,
     readiness: options.readiness,
+    pressure: { minFreeMemoryShare: HTTP_DEFAULTS.minFreeMemoryShare, ...options.pressure },
     asyncCaptures: options.asyncCaptures,
   };
 }

@@ -19,7 +19,8 @@ const PHASE_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 
  * The service's Prometheus metrics (prom-client), in a registry of its own with the default Node
  * metrics. Names: `capture_requests_total{code,format,scenario}`, `capture_duration_seconds{phase}`,
  * `capture_queue_depth`, `capture_running`, `capture_browser_contexts`, `capture_contexts_reusable`,
- * `capture_browser_restarts_total`, `capture_limiter_rejections_total{reason}`, `capture_bytes_total`.
+ * `capture_browser_restarts_total`, `capture_renderers_killed_total{reason}`, `capture_browser_memory_bytes`,
+ * `capture_limiter_rejections_total{reason}`, `capture_bytes_total`.
  */
 export function createCaptureMetrics(options: { registry?: Registry; defaultMetrics?: boolean } = {}): CaptureMetrics {
   const registry = options.registry ?? new Registry();
@@ -45,6 +46,23 @@ export function createCaptureMetrics(options: { registry?: Registry; defaultMetr
       restartsCounted = Math.max(restartsCounted, restarts);
     },
   });
+
+  const killedCounted = { busy: 0, memory: 0 };
+  new Counter({
+    name: 'capture_renderers_killed_total',
+    help: 'Renderers the pool killed: busy while no capture ran, or over the memory ceiling',
+    labelNames: ['reason'],
+    registers: [registry],
+    collect() {
+      const killed = stats?.().renderersKilled;
+      if (!killed) return;
+      for (const reason of ['busy', 'memory'] as const) {
+        if (killed[reason] > killedCounted[reason]) this.inc({ reason }, killed[reason] - killedCounted[reason]);
+        killedCounted[reason] = Math.max(killedCounted[reason], killed[reason]);
+      }
+    },
+  });
+  new Gauge({ name: 'capture_browser_memory_bytes', help: 'Resident memory of the local browsers and all their processes', registers: [registry], collect() { this.set(stats?.().browserMemoryBytes ?? 0); } });
 
   const answered = (request: AnsweredRequest): void => {
     if (request.route !== 'capture') return;

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sampleTree } from '../../src/browser/process-tree.js';
 
-/** PIDs of the direct children of `parent` with this exact name. */
 /** The browsers `parent` started: Chromium, full or headless shell (its name cut to 15 characters). */
 export function chromiumChildren(parent: number): number[] {
   try {
@@ -30,4 +31,18 @@ export function processTree(root: number): number[] {
     }
   }
   return tree;
+}
+
+/** The share of one core the processes below `root` (not `root` itself) used over the next `ms`, from /proc. */
+export async function cpuShareBelow(root: number, ms: number): Promise<number> {
+  const before = new Map(sampleTree(root).filter(({ pid }) => pid !== root).map(({ pid, cpuMs }) => [pid, cpuMs]));
+  await sleep(ms);
+  let used = 0;
+  for (const { pid, cpuMs } of sampleTree(root)) used += cpuMs - (before.get(pid) ?? cpuMs);
+  return used / ms;
+}
+
+/** PIDs of the Chromium renderers below `root`. */
+export function renderersBelow(root: number): number[] {
+  return sampleTree(root).filter(({ kind }) => kind === 'renderer').map(({ pid }) => pid);
 }
