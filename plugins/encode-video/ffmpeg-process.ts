@@ -28,6 +28,9 @@ export function startFfmpeg(binary: string, args: string[], output: string, sign
     cancelSignal: signal,
     killSignal: 'SIGKILL',
     forceKillAfterDelay: false,
+    // execa's default kills ffmpeg as soon as the process gets SIGTERM, failing the videos a
+    // graceful shutdown lets finish; ffmpeg ends on its own when its stdin closes with us.
+    cleanup: false,
     windowsHide: true,
   });
   let stderr = '';

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { chmod, rename, stat, writeFile } from 'node:fs/promises';
+import { chmod, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /** An unprivileged account Chromium runs as when the engine runs as root. */
@@ -65,19 +65,30 @@ function lookUpUser(nameOrId: string): BrowserUser | undefined {
 }
 
 /**
- * A launcher Playwright can start in Chromium's place: it drops to `user` and runs Chromium with
- * Playwright's arguments as they are (setpriv execs, so Chromium keeps the launcher's process).
+ * A launcher Playwright can start in Chromium's place, written to `file`: it drops to `user` and
+ * runs Chromium with Playwright's arguments as they are (setpriv execs, so Chromium keeps the
+ * launcher's process). It stays the engine's own file: the browser's user cannot change it.
  */
-export async function writeLauncher(dir: string, executablePath: string, user: BrowserUser): Promise<string> {
-  const file = path.join(dir, `chromium-as-${user.uid}.sh`);
+export async function writeLauncher(file: string, executablePath: string, user: BrowserUser): Promise<void> {
   const quoted = `'${executablePath.replaceAll("'", `'\\''`)}'`;
   const script = `#!/bin/sh\n# Written by capture-engine: Chromium as ${user.name}, so that its sandbox can run.\nexec ${SETPRIV} --reuid=${user.uid} --regid=${user.gid} --clear-groups -- ${quoted} "$@"\n`;
-  // Written aside and renamed: a browser launching meanwhile never runs half a script.
-  const partial = `${file}.${process.pid}.${Date.now()}`;
-  await writeFile(partial, script, { mode: 0o755 });
-  await rename(partial, file);
-  // The user must be able to reach its profile below `dir`: search, not listing, for others.
+  await writeFile(file, script, { mode: 0o755 });
+}
+
+/**
+ * Lets `user` reach the profiles in `dir`: search, not listing, for others on `dir`, which the
+ * engine owns; a parent it cannot pass fails with a clear message, since Chromium would only exit
+ * at once. The engine opens no folder it did not make.
+ */
+export async function allowIn(dir: string, user: BrowserUser): Promise<void> {
   const { mode } = await stat(dir);
   if ((mode & 0o001) === 0) await chmod(dir, (mode & 0o777) | 0o001);
-  return file;
+  for (let current = path.dirname(path.resolve(dir)); ; current = path.dirname(current)) {
+    const { mode: parentMode, uid, gid } = await stat(current);
+    const searchable = (parentMode & 0o001) !== 0 || (uid === user.uid && (parentMode & 0o100) !== 0) || (gid === user.gid && (parentMode & 0o010) !== 0);
+    if (!searchable) {
+      throw new Error(`Chromium runs as ${user.name}, who cannot reach the temp directory through ${current}: allow it (chmod o+x ${current}), choose another tempDir (TMPDIR), or set CAPTURE_BROWSER_USER`);
+    }
+    if (path.dirname(current) === current) return;
+  }
 }

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { chromiumArgs } from './chromium-path.js';
-import { writeLauncher, type BrowserIdentity } from './browser-user.js';
+import { allowIn, writeLauncher, type BrowserIdentity } from './browser-user.js';
 import { findProcessWithArg } from './process-tree.js';
 
 export interface LaunchOptions {
@@ -44,14 +44,19 @@ async function launchLocal(options: LaunchOptions): Promise<LaunchedBrowser> {
   await removeAbandonedProfiles(options.tempDir);
   const profile = await mkdtemp(path.join(options.tempDir, `profile-${hostLabel()}-${process.pid}-`));
   let removal: Promise<void> | undefined;
-  const dispose = (): Promise<void> => (removal ??= removeProfile(profile));
+  const launcher = `${profile}.sh`;
+  const dispose = (): Promise<void> => (removal ??= removeProfile(profile).then(() => rm(launcher, { force: true })));
   try {
     await options.prepareProfile?.(profile);
     const { runAs, sandbox } = options.identity;
-    if (runAs) await chownTree(profile, runAs.uid, runAs.gid);
+    if (runAs) {
+      await allowIn(options.tempDir, runAs);
+      await chownTree(profile, runAs.uid, runAs.gid);
+      await writeLauncher(launcher, options.executablePath, runAs);
+    }
     const heapFlag = options.rendererHeapMb === undefined ? [] : [`--js-flags=--max-old-space-size=${options.rendererHeapMb}`];
     const persistent = await chromium.launchPersistentContext(profile, {
-      executablePath: runAs ? await writeLauncher(options.tempDir, options.executablePath, runAs) : options.executablePath,
+      executablePath: runAs ? launcher : options.executablePath,
       args: chromiumArgs([...heapFlag, ...options.args], { sandbox }),
       chromiumSandbox: sandbox,
       // Playwright's own scratch folder (downloads, traces), inside the profile so that it goes with
@@ -96,7 +101,10 @@ async function chownTree(dir: string, uid: number, gid: number): Promise<void> {
   for (const entry of await readdir(dir, { recursive: true })) await chown(path.join(dir, entry), uid, gid);
 }
 
-/** A profile's name: `profile-<host>-<pid of the Node process that launched it>-<random>`. */
+/**
+ * A profile's name: `profile-<host>-<pid of the Node process that launched it>-<random>`; the
+ * launcher that runs Chromium as another user sits beside it, with `.sh` added.
+ */
 const PROFILE_NAME = /^profile-(.+)-(\d+)-[^-]+$/;
 
 /** The host part of profile names: the host name, reduced to characters safe in a file name. */

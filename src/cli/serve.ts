@@ -8,6 +8,7 @@ import { baseOptions } from './engine-options.js';
 import { isAdapterName, listen, type AdapterName } from './mount.js';
 import { serviceSetup, type ServiceSetup } from './service-setup.js';
 import { startWorker, type CaptureWorker } from './worker.js';
+import { onShutdownSignal } from './shutdown-signal.js';
 
 interface RunningService {
   server: Server;
@@ -51,8 +52,7 @@ export async function serve(args: string[]): Promise<void> {
       .then(() => setup.close())
       .then(() => process.exit(0));
   };
-  process.once('SIGTERM', shutdown);
-  process.once('SIGINT', shutdown);
+  onShutdownSignal(shutdown);
   const { capturePath, metricsServer } = await service;
   process.stdout.write(`capture-engine listening on http://${host}:${port}${capturePath} (${adapter})\n`);
   if (metricsServer) process.stdout.write(`metrics on http://${host}:${setup.metrics?.port}/metrics\n`);

@@ -4,6 +4,7 @@ import type { CaptureEngine } from '../core/engine.js';
 import type { CaptureWorker, CaptureWorkerOptions } from '../jobs/index.js';
 import { baseOptions, positiveIntegerEnv } from './engine-options.js';
 import { serviceSetup } from './service-setup.js';
+import { onShutdownSignal } from './shutdown-signal.js';
 
 export type { CaptureWorker } from '../jobs/index.js';
 
@@ -42,7 +43,6 @@ export async function worker(args: string[]): Promise<void> {
       .then(() => setup.close())
       .then(() => process.exit(0));
   };
-  process.once('SIGTERM', shutdown);
-  process.once('SIGINT', shutdown);
+  onShutdownSignal(shutdown);
   process.stdout.write(`capture-engine worker ready (concurrency ${concurrency ?? 'default'})\n`);
 }

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sampleTree } from '../../src/browser/process-tree.js';
 
@@ -8,6 +9,16 @@ export function chromiumChildren(parent: number): number[] {
     return execFileSync('pgrep', ['-P', String(parent), '^chromium'], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
   } catch {
     return [];
+  }
+}
+
+/** Whether `pid` runs (a zombie waiting for its parent to reap it does not), from /proc. */
+export function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
+  } catch {
+    return false;
   }
 }
 
