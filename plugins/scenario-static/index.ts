@@ -65,39 +65,49 @@ export function staticScenario(options: StaticScenarioOptions = {}): CapturePlug
 /** Times a page that reloads or refreshes itself is shot again once its new document has loaded. */
 const NAVIGATION_RETRIES = 3;
 
-/**
- * Runs `shoot`, and again on the new document when the page navigated meanwhile (a reload, a meta
- * refresh); a page that keeps doing so fails with CAPTURE_FAILED (page_navigated).
- */
-async function acrossNavigations<T>(ctx: CaptureContext, shoot: () => Promise<T>): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await unlessNavigated(ctx, shoot());
-    } catch (error) {
-      if (!isNavigationRace(error) || attempt >= NAVIGATION_RETRIES) throw error;
-      await abortable(ctx.page.waitForLoadState('load', { timeout: 0 }), ctx.signal);
-    }
-  }
-}
+/** How long a retry waits for the new document to commit when Chromium reported the race first. */
+const COMMIT_WAIT_MS = 2_000;
 
 /**
- * `shot`, unless the main frame navigates first: Chromium never answers a screenshot whose
- * document was replaced while it was being drawn.
+ * Runs `shoot`, and again on the new document when the page navigated meanwhile (a reload, a meta
+ * refresh, a script redirect); a page that keeps doing so fails with CAPTURE_FAILED
+ * (page_navigated). Chromium never answers a screenshot whose document was replaced while it was
+ * being drawn, so a main-frame navigation ends the attempt at once.
  */
-async function unlessNavigated<T>(ctx: CaptureContext, shot: Promise<T>): Promise<T> {
+async function acrossNavigations<T>(ctx: CaptureContext, shoot: () => Promise<T>): Promise<T> {
   const { page } = ctx;
-  let onNavigated: ((frame: Frame) => void) | undefined;
-  const navigated = new Promise<never>((_, reject) => {
-    onNavigated = (frame) => {
-      if (frame === page.mainFrame()) reject(new Error('Not attached to an active page: the page navigated during the shot'));
-    };
-    page.on('framenavigated', onNavigated);
-  });
-  shot.catch(() => undefined);
+  let navigations = 0;
+  let interrupt: (() => void) | undefined;
+  const onNavigated = (frame: Frame): void => {
+    if (frame !== page.mainFrame()) return;
+    navigations++;
+    interrupt?.();
+  };
+  page.on('framenavigated', onNavigated);
   try {
-    return await Promise.race([shot, navigated]);
+    for (let attempt = 0; ; attempt++) {
+      const before = navigations;
+      try {
+        const shot = shoot();
+        shot.catch(() => undefined);
+        const navigated = new Promise<never>((_, reject) => {
+          interrupt = () => reject(new Error('Not attached to an active page: the page navigated during the shot'));
+        });
+        return await Promise.race([shot, navigated]);
+      } catch (error) {
+        if (!isNavigationRace(error) || attempt >= NAVIGATION_RETRIES) throw error;
+        // Chromium can report the race before the new document commits; its `load` comes after that.
+        if (navigations === before) {
+          const commit = page.waitForEvent('framenavigated', { predicate: (frame) => frame === page.mainFrame(), timeout: COMMIT_WAIT_MS });
+          await abortable(commit.catch(() => undefined), ctx.signal);
+        }
+        await abortable(page.waitForLoadState('load', { timeout: 0 }), ctx.signal);
+      } finally {
+        interrupt = undefined;
+      }
+    }
   } finally {
-    if (onNavigated) page.off('framenavigated', onNavigated);
+    page.off('framenavigated', onNavigated);
   }
 }
 

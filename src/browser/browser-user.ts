@@ -13,6 +13,8 @@ export interface BrowserUser {
 export interface BrowserIdentity {
   /** Set when the engine runs as root: Chromium runs as this user instead. */
   runAs?: BrowserUser;
+  /** The user was named by the operator: where it cannot run Chromium, starting fails instead of falling back. */
+  chosen?: boolean;
   sandbox: boolean;
 }
 
@@ -46,7 +48,7 @@ export function resolveBrowserIdentity(
   const runAs = lookUpUser(name);
   if (!runAs) throw new Error(`No user named ${name} to run Chromium as (CAPTURE_BROWSER_USER)`);
   if (!existsSync(SETPRIV)) throw new Error(`${SETPRIV} (util-linux) is needed to run Chromium as ${name}`);
-  return { runAs, sandbox };
+  return { runAs, sandbox, chosen: wanted !== undefined };
 }
 
 /** A user of /etc/passwd by name or number. */
@@ -77,18 +79,16 @@ export async function writeLauncher(file: string, executablePath: string, user: 
 
 /**
  * Lets `user` reach the profiles in `dir`: search, not listing, for others on `dir`, which the
- * engine owns; a parent it cannot pass fails with a clear message, since Chromium would only exit
- * at once. The engine opens no folder it did not make.
+ * engine owns. Returns the first parent `user` cannot pass through, if any: the engine opens no
+ * folder it did not make.
  */
-export async function allowIn(dir: string, user: BrowserUser): Promise<void> {
+export async function allowIn(dir: string, user: BrowserUser): Promise<string | undefined> {
   const { mode } = await stat(dir);
   if ((mode & 0o001) === 0) await chmod(dir, (mode & 0o777) | 0o001);
   for (let current = path.dirname(path.resolve(dir)); ; current = path.dirname(current)) {
     const { mode: parentMode, uid, gid } = await stat(current);
     const searchable = (parentMode & 0o001) !== 0 || (uid === user.uid && (parentMode & 0o100) !== 0) || (gid === user.gid && (parentMode & 0o010) !== 0);
-    if (!searchable) {
-      throw new Error(`Chromium runs as ${user.name}, who cannot reach the temp directory through ${current}: allow it (chmod o+x ${current}), choose another tempDir (TMPDIR), or set CAPTURE_BROWSER_USER`);
-    }
-    if (path.dirname(current) === current) return;
+    if (!searchable) return current;
+    if (path.dirname(current) === current) return undefined;
   }
 }

@@ -1,5 +1,4 @@
 import type { Browser } from 'playwright-core';
-import type { Logger } from '../core/logger.js';
 import { captureErrors } from '../core/error-factories.js';
 import { launchBrowser, type LaunchOptions } from './launch.js';
 import { settlesWithin } from '../core/deadline.js';
@@ -24,7 +23,6 @@ export interface Generation {
 export interface GenerationOptions extends LaunchOptions {
   /** Relaunch the browser after this many captures, draining the old one (0 = never). */
   recycleAfter: number;
-  log: Logger;
 }
 
 /**

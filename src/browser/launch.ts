@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { chromiumArgs } from './chromium-path.js';
+import type { Logger } from '../core/logger.js';
 import { allowIn, writeLauncher, type BrowserIdentity } from './browser-user.js';
 import { findProcessWithArg } from './process-tree.js';
 
@@ -20,6 +21,7 @@ export interface LaunchOptions {
   identity: BrowserIdentity;
   /** V8's heap limit in each renderer (MB): a page past it crashes its own tab, not the machine. */
   rendererHeapMb?: number;
+  log: Logger;
 }
 
 export interface LaunchedBrowser {
@@ -48,9 +50,8 @@ async function launchLocal(options: LaunchOptions): Promise<LaunchedBrowser> {
   const dispose = (): Promise<void> => (removal ??= removeProfile(profile).then(() => rm(launcher, { force: true })));
   try {
     await options.prepareProfile?.(profile);
-    const { runAs, sandbox } = options.identity;
+    const { runAs, sandbox } = await reachableIdentity(options);
     if (runAs) {
-      await allowIn(options.tempDir, runAs);
       await chownTree(profile, runAs.uid, runAs.gid);
       await writeLauncher(launcher, options.executablePath, runAs);
     }
@@ -59,6 +60,9 @@ async function launchLocal(options: LaunchOptions): Promise<LaunchedBrowser> {
       executablePath: runAs ? launcher : options.executablePath,
       args: chromiumArgs([...heapFlag, ...options.args], { sandbox }),
       chromiumSandbox: sandbox,
+      // Playwright turns off Chromium's throttling of pages that flood the browser with messages
+      // (history.pushState or location.hash in a loop): one such page then stalled every capture.
+      ignoreDefaultArgs: ['--disable-ipc-flooding-protection'],
       // Playwright's own scratch folder (downloads, traces), inside the profile so that it goes with
       // it, also when a killed process leaves both behind for the next start to remove.
       ...({ artifactsDir: path.join(profile, ARTIFACTS_DIR) } as object),
@@ -90,6 +94,21 @@ async function removeProfile(profile: string): Promise<void> {
   const socketDir = socket && path.dirname(socket);
   if (socketDir && path.basename(socketDir).startsWith('org.chromium.Chromium.')) await rm(socketDir, { recursive: true, force: true }).catch(() => undefined);
   await rm(profile, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
+}
+
+/**
+ * The identity Chromium can run with: its unprivileged user must reach the temp directory. Where
+ * it cannot (a private TMPDIR) and the operator named no user, Chromium runs as the engine's own
+ * user without its sandbox, as before there was one, and the operator is told why.
+ */
+async function reachableIdentity(options: LaunchOptions): Promise<BrowserIdentity> {
+  const { runAs, chosen } = options.identity;
+  const blocked = runAs && (await allowIn(options.tempDir, runAs));
+  if (!runAs || !blocked) return options.identity;
+  const advice = `${runAs.name} cannot reach the temp directory through ${blocked}: allow it (chmod o+x ${blocked}) or choose another tempDir (TMPDIR)`;
+  if (chosen) throw new Error(`Chromium runs as ${advice}`);
+  options.log.warn({ blocked }, `Chromium runs without its sandbox: ${advice}, or set CAPTURE_BROWSER_USER`);
+  return { sandbox: false };
 }
 
 /** Playwright's scratch folder in a profile (its launch protocol's `artifactsDir`, which the Node API passes through). */

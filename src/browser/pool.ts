@@ -1,6 +1,5 @@
 import PQueue from 'p-queue';
 import type { BrowserLease, ContextPool, LeaseWants, PoolStats, PreparedContext, Viewport } from '../core/ports.js';
-import type { Logger } from '../core/logger.js';
 import { captureErrors } from '../core/error-factories.js';
 import { abortable, settlesWithin } from '../core/deadline.js';
 import { BrowserGenerations, type Generation } from './generations.js';
@@ -24,7 +23,6 @@ export interface BrowserPoolOptions extends LaunchOptions {
   contextReuse?: ContextReuseOptions;
   /** Ceilings on a local browser's processes, read from /proc (off when absent). */
   watchdog?: WatchdogOptions;
-  log: Logger;
 }
 
 export interface ContextReuseOptions {
@@ -302,28 +300,25 @@ export class BrowserPool implements ContextPool {
     }
   }
 
+  /** Closes a context; one that does not close in time (a renderer that stopped answering) has its renderer crashed. */
   private async dispose(slot: Slot): Promise<void> {
     // A dead browser took its contexts with it; asking it to close one only waits for a timeout.
-    if (slot.generation.browser.isConnected()) await settlesWithin(slot.context.close(), CLOSE_TIMEOUT_MS);
+    if (slot.generation.browser.isConnected() && !(await settlesWithin(slot.context.close(), CLOSE_TIMEOUT_MS))) {
+      this.options.log.warn({}, 'a browser context did not close; crashing its renderer');
+      await settlesWithin(slot.cdp.send('Page.crash'), TERMINATE_TIMEOUT_MS);
+    }
     await this.forget(slot);
   }
 
   /**
    * Closes the context of a capture that failed or could not clean up after itself, whatever its
    * pages are doing: a script spinning on the page is stopped first, since a renderer busy in
-   * JavaScript does not answer `close`; a context that still does not close has its renderer
-   * crashed. Both protocol calls are among those Chromium answers even while the page's main
-   * thread is busy.
+   * JavaScript does not answer `close`. Stopping a script and crashing a renderer are among the
+   * protocol calls Chromium answers even while the page's main thread is busy.
    */
   private async reclaim(slot: Slot): Promise<void> {
-    if (slot.generation.browser.isConnected()) {
-      await settlesWithin(slot.cdp.send('Runtime.terminateExecution'), TERMINATE_TIMEOUT_MS);
-      if (!(await settlesWithin(slot.context.close(), CLOSE_TIMEOUT_MS))) {
-        this.options.log.warn({}, 'a browser context did not close; crashing its renderer');
-        await settlesWithin(slot.cdp.send('Page.crash'), TERMINATE_TIMEOUT_MS);
-      }
-    }
-    await this.forget(slot);
+    if (slot.generation.browser.isConnected()) await settlesWithin(slot.cdp.send('Runtime.terminateExecution'), TERMINATE_TIMEOUT_MS);
+    await this.dispose(slot);
   }
 
   /** What is left once a context is closed: its per-context resources and its generation's count. */

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -124,6 +124,8 @@ describe.skipIf(!isBuilt())('the service (npm start)', () => {
 
   it('SIGTERM while Chromium starts closes it and leaves no profile behind', async () => {
     const tmp = mkdtempSync(path.join(os.tmpdir(), 'capture-engine-cli-'));
+    // As root the service runs Chromium as another user, who must be able to pass through.
+    chmodSync(tmp, 0o711);
     try {
       const child = spawn(process.execPath, [cli, 'serve', '--port', String(await closedPort()), '--host', '127.0.0.1'], {
         env: { ...process.env, TMPDIR: tmp, CAPTURE_API_KEYS: `${KEY}:PRO` },

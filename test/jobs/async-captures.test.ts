@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -59,6 +59,8 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   redis = await startRedis();
   storageDir = await mkdtemp(path.join(os.tmpdir(), 'capture-async-'));
+  // As root the services run Chromium as another user, who must be able to pass through.
+  await chmod(storageDir, 0o711);
   // Temporary files of the processes (a worker killed with SIGKILL cannot remove its browser
   // profile) stay in this test's own directory and go with it.
   const tempDir = path.join(storageDir, 'tmp');
