@@ -107,6 +107,21 @@ describe.skipIf(!isBuilt())('hostile pages on the built service', () => {
     expect(Date.now() - started).toBeLessThan(2500);
   });
 
+  it('with CAPTURE_MAX_QUEUE=0, a capture that finds a free slot runs (and one that would wait is refused)', async () => {
+    const queueless = await startBuiltService('node', { CAPTURE_API_KEYS: `${KEY}:ENTERPRISE`, CAPTURE_ALLOW_PRIVATE_NETWORKS: 'true', CAPTURE_CONCURRENCY: '1', CAPTURE_MAX_QUEUE: '0' });
+    try {
+      const get = (query: string): Promise<Response> => fetch(`${queueless.origin}/api/v1/capture?url=${encodeURIComponent(fixtures.url('/solid?color=%2300ff00'))}&${query}`, { headers: { 'X-API-Key': KEY } });
+      expect((await get('viewport_width=100&viewport_height=100')).status).toBe(200);
+      const loaded = fixtures.hits('/solid');
+      const slow = get('delay=1500');
+      await until(() => fixtures.hits('/solid') > loaded, 'the slow capture to load its page');
+      expect((await get('viewport_width=100&viewport_height=100')).status).toBe(503);
+      expect((await slow).status).toBe(200);
+    } finally {
+      await queueless.stop();
+    }
+  });
+
   it('SIGTERM during a busy video exits within the capture\'s budget + 15 s, leaving no process, profile or artifacts behind', async () => {
     const tree = (): number[] => processTree(service.child.pid as number);
     const running = capture({ url: fixtures.url('/spin-later'), format: 'mp4', scenario: 'record', duration: '2' }).then((r) => r.status, () => 'gone');
