@@ -9,13 +9,19 @@ export const TEST_CONCURRENCY = 2;
 
 /** An engine for tests: private networks allowed (fixtures live on 127.0.0.1), own temp dirs, quiet. */
 export async function createTestEngine(options: CaptureEngineOptions = {}): Promise<CaptureEngine> {
-  const tempDir = mkdtempSync(path.join(os.tmpdir(), 'capture-engine-test-'));
-  const engine = await createCaptureEngine({ allowPrivateNetworks: true, concurrency: TEST_CONCURRENCY, tempDir, log: silentLogger, ...options });
-  // The test's own directory goes with the engine (unless the test chose its own).
+  // A directory of its own, unless the test chose one; it goes with the engine, also when the engine fails to start.
+  const tempDir = options.tempDir ?? mkdtempSync(path.join(os.tmpdir(), 'capture-engine-test-'));
+  const removeOwn = async (): Promise<void> => {
+    if (!options.tempDir) await rm(tempDir, { recursive: true, force: true });
+  };
+  const engine = await createCaptureEngine({ allowPrivateNetworks: true, concurrency: TEST_CONCURRENCY, log: silentLogger, ...options, tempDir }).catch(async (error: unknown) => {
+    await removeOwn();
+    throw error;
+  });
   const close = engine.close.bind(engine);
   engine.close = async () => {
     await close();
-    if (!options.tempDir) await rm(tempDir, { recursive: true, force: true });
+    await removeOwn();
   };
   return engine;
 }
