@@ -45,8 +45,8 @@ function startTime(pid: number): string | undefined {
 }
 
 /**
- * Records the service's tree. `processTree` runs one pgrep per process and blocks this process
- * meanwhile (~0.5 s), so it runs while a plain capture is on its way, and once a second into a
+ * Records the service's tree. `processTree` reads all of /proc and blocks this process meanwhile,
+ * so it runs while a plain capture is on its way, and once a second into a
  * hostile capture still running (its renderers and popups are alive then), where it can delay
  * noticing the answer by that much at most, well within SLACK_MS.
  */

@@ -31,18 +31,8 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** PIDs of `root` and every process below it. */
-export function processTree(root: number): number[] {
-  const tree = [root];
-  for (let i = 0; i < tree.length; i++) {
-    try {
-      tree.push(...execFileSync('pgrep', ['-P', String(tree[i])], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number));
-    } catch {
-      // no children
-    }
-  }
-  return tree;
-}
+/** PIDs of `root` and every process below it, from /proc (the engine's own reading). */
+export { processTree } from '../../src/browser/process-tree.js';
 
 /** The share of one core the processes below `root` (not `root` itself) used over the next `ms`, from /proc. */
 export async function cpuShareBelow(root: number, ms: number): Promise<number> {
