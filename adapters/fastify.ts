@@ -1,22 +1,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { toCaptureHttp } from '../src/http/index.js';
-import { abortOnDisconnect, afterResponse, toHttpRequest, type CaptureHttpSource } from './node-bridge.js';
+import type { CaptureHttp } from '../src/http/index.js';
+import { abortOnDisconnect, afterResponse, requireCaptureHttp, toHttpRequest } from './node-bridge.js';
 
 export interface CapturePluginOptions {
   /** The HTTP service of `createCaptureHttp`. */
-  http?: CaptureHttpSource;
-  /** An engine, whose service is made from the options it was created with (the older way). */
-  engine?: CaptureHttpSource;
+  http: CaptureHttp;
 }
 
 /**
- * Fastify plugin: `fastify.register(capturePlugin, { http })` (or `{ engine }`). Encapsulated on
- * purpose: its raw body handling applies to its own routes only, never to the app's.
+ * Fastify plugin: `fastify.register(capturePlugin, { http })`. Encapsulated on purpose: its raw
+ * body handling applies to its own routes only, never to the app's.
  */
-export async function capturePlugin(fastify: FastifyInstance, options: CapturePluginOptions): Promise<void> {
-  const source = options.http ?? options.engine;
-  if (!source) throw new TypeError('capturePlugin needs { http } or { engine }');
-  const http = toCaptureHttp(source);
+export async function capturePlugin(fastify: FastifyInstance, { http }: CapturePluginOptions): Promise<void> {
+  requireCaptureHttp(http);
   // The bridge reads the raw body itself (limit, 413 in the interface's format); Fastify must not.
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));

@@ -1,10 +1,10 @@
 import type { Context, Middleware, Next } from 'koa';
-import { toCaptureHttp } from '../src/http/index.js';
-import { abortOnDisconnect, afterResponse, toHttpRequest, type CaptureHttpSource } from './node-bridge.js';
+import type { CaptureHttp } from '../src/http/index.js';
+import { abortOnDisconnect, afterResponse, requireCaptureHttp, toHttpRequest } from './node-bridge.js';
 
-/** Koa middleware: `app.use(captureMiddleware(http))` (or an engine). Other paths go to `next()` untouched. */
-export function captureMiddleware(source: CaptureHttpSource): Middleware {
-  const http = toCaptureHttp(source);
+/** Koa middleware: `app.use(captureMiddleware(http))`, with the HTTP service of `createCaptureHttp`. Other paths go to `next()` untouched. */
+export function captureMiddleware(http: CaptureHttp): Middleware {
+  requireCaptureHttp(http);
   return async (ctx: Context, next: Next) => {
     if (!http.ownsPath(ctx.path)) return next();
     const disconnect = abortOnDisconnect(ctx.res);

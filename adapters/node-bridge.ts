@@ -1,10 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { toCaptureHttp, type CaptureEngine, type CaptureHttp, type CaptureOptions, type HttpRequest, type HttpResponse } from '../src/http/index.js';
+import type { CaptureHttp, CaptureOptions, HttpRequest, HttpResponse } from '../src/http/index.js';
 
-/** What every adapter mounts: the HTTP service, or an engine (its service is made from the engine's options). */
-export type CaptureHttpSource = CaptureHttp | CaptureEngine;
+/**
+ * The one value every adapter takes. Earlier versions also took an engine; that is refused with the
+ * way to make the service, not half-mounted.
+ */
+export function requireCaptureHttp(http: CaptureHttp): CaptureHttp {
+  if (typeof (http as Partial<CaptureHttp> | undefined)?.handle !== 'function' || typeof http.ownsPath !== 'function') {
+    throw new TypeError('capture-engine adapters take the HTTP service: createCaptureHttp(engine, options)');
+  }
+  return http;
+}
 
 /**
  * What every adapter shares: reading the body within the limit, turning a closed connection into
@@ -113,8 +121,8 @@ export async function handleNodeRequest(
  * A `(req, res)` listener for `http.createServer`. It answers every path: outside the interface
  * with `404 NOT_FOUND`, in JSON and with the limit headers like any other error.
  */
-export function createNodeListener(source: CaptureHttpSource): (req: IncomingMessage, res: ServerResponse) => void {
-  const http = toCaptureHttp(source);
+export function createNodeListener(http: CaptureHttp): (req: IncomingMessage, res: ServerResponse) => void {
+  requireCaptureHttp(http);
   return (req, res) => {
     handleNodeRequest(http, req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });

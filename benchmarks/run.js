@@ -1,4 +1,5 @@
 #!/usr/bin/env node
-// Entry point for `npm run bench` at the repository root: the static capture benchmark.
+// Entry point for `npm run bench` at the repository root: the static capture benchmark
+// (static/static.js).
 // Arguments are passed through, e.g. `npm run bench -- --quick`.
-await import('./static.js');
+await import('./static/static.js');

@@ -17,7 +17,7 @@ fi
 # test/.artifacts/real-pages/, never installed (installing nodejs-doc would remove Node).
 # python3.11-doc, not python3-doc: python3-doc only holds symlinks to python3.11-doc's pages.
 if ! bash ../scripts/fetch-real-pages.sh nodejs-doc python3.11-doc python-django-doc debian-reference-en; then
-  echo "warning: could not fetch the real pages (apt-get download); real-pages.js will say what is missing" >&2
+  echo "warning: could not fetch the real pages (apt-get download); real-pages/real-pages.js will say what is missing" >&2
 fi
 if [ ! -f ../dist/src/index.js ]; then
   echo "note: ../dist is missing; run 'npm run build' at the repository root, or library/http will be skipped" >&2

@@ -1,4 +1,4 @@
-import type { CapturePlugin } from '../src/core/types.js';
+import type { CapturePlugin } from '../src/core/plugin-api.js';
 import { geolocation } from './geolocation/index.js';
 import { pageOptions } from './page-options/index.js';
 import { pageActions } from './page-actions/index.js';

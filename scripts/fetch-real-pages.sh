@@ -3,7 +3,7 @@
 # documentation packages, downloaded with `apt-get download` and unpacked with `dpkg -x`, never
 # installed (installing nodejs-doc would remove the machine's Node). Idempotent; offline once done.
 #   scripts/fetch-real-pages.sh [PACKAGE...]   (default: nodejs-doc)
-# The benchmark (benchmarks/setup.sh, benchmarks/real-pages.js) uses nodejs-doc python3.11-doc
+# The benchmark (benchmarks/setup.sh, benchmarks/real-pages/real-pages.js) uses nodejs-doc python3.11-doc
 # python-django-doc debian-reference-en (python3-doc only holds symlinks to python3.11-doc's pages).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { isCaptureError } from './core/errors.js';
+import { isCaptureError } from './core/errors/catalogue.js';
 import { serve } from './cli/serve.js';
 import { shot } from './cli/shot.js';
 import { keys } from './cli/keys.js';

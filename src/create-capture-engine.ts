@@ -10,21 +10,19 @@ import { resolveBrowserIdentity } from './browser/browser-user.js';
 import { createCaptureEgress, type CaptureEgress } from './egress/capture-egress.js';
 import { createFsStorage } from './storage/fs-storage.js';
 import { routeTable } from './http/routes.js';
-import { setDefaultHttpOptions } from './http/engine-services.js';
 import { defaultPlugins } from '../plugins/index.js';
-import type { CaptureEngineOptions } from './engine-options.js';
+import type { CaptureEngineOptions } from './capture-engine-options.js';
 
 /**
  * The composition root: a core engine with the real browser pool, egress guard, filesystem
- * storage (unless another is given) and the built-in plugins. The HTTP options are kept for
- * adapters that are handed the engine.
+ * storage (unless another is given) and the built-in plugins. Its HTTP service is a value of its
+ * own: `createCaptureHttp(engine, options)`.
  */
 export async function createCaptureEngine(options: CaptureEngineOptions = {}): Promise<CaptureEngine> {
   const tempDir = options.tempDir ?? DEFAULTS.tempDir();
   const log = options.log ?? consoleLogger();
   const concurrency = positive(options.concurrency ?? DEFAULTS.concurrency, 'concurrency');
   const executablePath = options.connectEndpoint ? (options.executablePath ?? '') : findChromium(options.executablePath);
-  const routes = routeTable(options.basePath);
   await mkdir(tempDir, { recursive: true });
   const egress = await createCaptureEgress({ allowPrivateNetworks: options.allowPrivateNetworks ?? false, resolver: options.resolver, allowAddress: options.allowAddress });
   const engine = await CaptureEngine.create({
@@ -36,7 +34,7 @@ export async function createCaptureEngine(options: CaptureEngineOptions = {}): P
         dir: options.storageDir ?? path.join(tempDir, 'files'),
         lifetimeMs: positive(options.fileLifetimeMs ?? DEFAULTS.fileLifetimeMs, 'fileLifetimeMs'),
       }),
-    fileUrl: routes.fileUrl,
+    fileUrl: options.fileUrl ?? routeTable().fileUrl,
     plugins: [
       ...defaultPlugins({
         adBlocking: options.adBlocking,
@@ -52,15 +50,6 @@ export async function createCaptureEngine(options: CaptureEngineOptions = {}): P
     tempDir,
     log,
     observer: options.observer,
-  });
-  setDefaultHttpOptions(engine, {
-    basePath: options.basePath,
-    bodyLimit: options.bodyLimit,
-    apiKeys: options.apiKeys,
-    keyStore: options.keyStore,
-    tiers: options.tiers,
-    limiterStore: options.limiterStore,
-    asyncCaptures: options.asyncCaptures,
   });
   return engine;
 }

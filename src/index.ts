@@ -1,17 +1,17 @@
 // The library's entry point: the composition root and every public name, by layer.
 export { createCaptureEngine } from './create-capture-engine.js';
-export type { CaptureEngineOptions } from './engine-options.js';
+export type { CaptureEngineOptions } from './capture-engine-options.js';
 
 // Core: the engine, its parameters, errors, plugin interfaces, ports.
 export { CaptureEngine, type CaptureOptions } from './core/engine.js';
-export type { CoreEngineOptions, ResolvedCoreOptions } from './core/options.js';
+export type { CoreEngineOptions } from './core/options.js';
 export { DEFAULTS } from './core/defaults.js';
 export type { CaptureResult } from './core/capture-result.js';
-export { CaptureError, ERROR_CATALOGUE, isCaptureError, statusOf, type ErrorCode, type ErrorDetails } from './core/errors.js';
-export { captureErrors } from './core/error-factories.js';
-export { CaptureParamsSchema, captureParamsJsonSchema, parseCaptureParams, type CaptureParams, type CaptureInput } from './core/schema.js';
-export { FORMATS, IMAGE_FORMATS, VIDEO_FORMATS, isVideoFormat, type CaptureFormat } from './core/formats.js';
-export { PHASES, type Phase, type Stage, type CapturePlugin, type CaptureContext, type PluginHost, type ImageArtifact, type FrameStream, type EncodedOutput } from './core/types.js';
+export { CaptureError, ERROR_CATALOGUE, isCaptureError, statusOf, type ErrorCode, type ErrorDetails } from './core/errors/catalogue.js';
+export { captureErrors } from './core/errors/factories.js';
+export { CaptureParamsSchema, captureParamsJsonSchema, parseCaptureParams, type CaptureParams, type CaptureInput } from './core/schema/capture-params.js';
+export { FORMATS, IMAGE_FORMATS, VIDEO_FORMATS, isVideoFormat, type CaptureFormat } from './core/schema/formats.js';
+export { PHASES, type ResolvedCoreOptions, type Phase, type Stage, type CapturePlugin, type CaptureContext, type PluginHost, type ImageArtifact, type FrameStream, type EncodedOutput } from './core/plugin-api.js';
 export type { ContextPool, BrowserLease, EgressGuard, PoolStats, PreparedContext, CaptureObserver } from './core/ports.js';
 export { consoleLogger, silentLogger, type Logger } from './core/logger.js';
 export type { CaptureStorage, StoredFile } from './core/storage.js';
@@ -22,32 +22,30 @@ export { BrowserPool, type BrowserPoolOptions } from './browser/pool.js';
 export { createCaptureEgress, type CaptureEgressOptions } from './egress/capture-egress.js';
 export { createFsStorage, type FsStorageOptions } from './storage/fs-storage.js';
 
-// The HTTP service and its access control.
+// Access control: keys, tiers, limits and quotas.
 export {
-  CaptureHttp,
-  createCaptureHttp,
-  HTTP_DEFAULTS,
-  routeTable,
-  buildOpenApiDocument,
   createPolicy,
   memoryLimiterStore,
   redisLimiterStore,
   createMemoryKeyStore,
+  createFileKeyStore,
+  createRedisKeyStore,
+  managedKeyStore,
   DEFAULT_TIERS,
   TIER_NAMES,
-  type CaptureHttpOptions,
-  type RouteTable,
-  type HttpRequest,
-  type HttpResponse,
   type Policy,
   type LimiterStore,
   type LimiterOptions,
   type TierName,
   type TierLimits,
+  type ApiKey,
   type KeyStore,
-  type ApiKeyRecord,
-  type MemoryKeyStore,
-} from './http/index.js';
+  type ManagedKeyStore,
+  type KeyBackend,
+} from './access/index.js';
+
+// The HTTP service.
+export { CaptureHttp, createCaptureHttp, HTTP_DEFAULTS, routeTable, buildOpenApiDocument, type CaptureHttpOptions, type RouteTable, type HttpRequest, type HttpResponse } from './http/index.js';
 export type { AnsweredRequest, HttpObserver, ReadinessCheck, AsyncCaptures, AsyncCaptureRequest, CaptureJobState, CaptureJobStatus } from './http/index.js';
 export { createNodeListener } from '../adapters/node-bridge.js';
 

@@ -3,7 +3,7 @@
 //   /simple  a solid background and a heading (the cheapest possible page)
 //   /heavy   a few hundred DOM blocks with text and inline SVG, about 5000 px tall
 //
-// Run directly (`node lib/fixture-pages.js`) to serve them on 127.0.0.1 until Ctrl-C
+// Run directly (`node benchmarks/lib/fixture-pages.js`) to serve them on 127.0.0.1 until Ctrl-C
 // (PORT=... for a fixed port).
 
 import { fileURLToPath } from 'node:url';

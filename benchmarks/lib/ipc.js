@@ -1,5 +1,5 @@
 // Requests and answers between a coordinating script and the child processes it forks
-// (worker.js, load-server.js), so that each child's memory and CPU can be measured on its own.
+// (static/worker.js, load/load-server.js), so that each child's memory and CPU can be measured on its own.
 //
 //   request: { id, op, ...body }    answer: { id, ok: true, ...result } | { id, ok: false, error }
 //

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { PlaywrightBlocker } from '@ghostery/adblocker-playwright';
-import type { CaptureContext, CapturePlugin } from '../../src/core/types.js';
+import type { CaptureContext, CapturePlugin } from '../../src/core/plugin-api.js';
 import type { Logger } from '../../src/core/logger.js';
 import { abortable, bestEffort } from '../../src/core/deadline.js';
 import { loadEngine, type PrebuiltEngine } from './engine-cache.js';

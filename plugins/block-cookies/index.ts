@@ -1,5 +1,5 @@
 import type { Disposable } from 'playwright-core';
-import type { CaptureContext, CapturePlugin } from '../../src/core/types.js';
+import type { CaptureContext, CapturePlugin } from '../../src/core/plugin-api.js';
 import { bestEffort, sleep } from '../../src/core/deadline.js';
 import { autoconsentInitScript, STATE_KEY } from './autoconsent-script.js';
 import { isSettled, readConsentStates, type FrameConsentState, type SettleTimings } from './autoconsent-state.js';

@@ -1,7 +1,7 @@
 import sharp from 'sharp';
-import type { CapturePlugin } from '../../src/core/types.js';
-import { CaptureError } from '../../src/core/errors.js';
-import { isImageFormat, type ImageFormat } from '../../src/core/formats.js';
+import type { CapturePlugin } from '../../src/core/plugin-api.js';
+import { CaptureError } from '../../src/core/errors/catalogue.js';
+import { isImageFormat, type ImageFormat } from '../../src/core/schema/formats.js';
 
 /** The encoding that produces each image format. */
 const ENCODINGS: Record<ImageFormat, 'png' | 'jpeg' | 'webp'> = { png: 'png', jpg: 'jpeg', webp: 'webp' };

@@ -1,4 +1,4 @@
-import type { VideoFormat } from '../../src/core/formats.js';
+import type { VideoFormat } from '../../src/core/schema/formats.js';
 
 /** What the encoder needs to know about the video it writes. */
 export interface VideoSpec {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { execa } from 'execa';
-import { CaptureError } from '../../src/core/errors.js';
+import { CaptureError } from '../../src/core/errors/catalogue.js';
 import { throwIfAborted } from '../../src/core/deadline.js';
 
 /** Bytes of ffmpeg's stderr kept for error messages; with `-loglevel error` the last lines say why. */

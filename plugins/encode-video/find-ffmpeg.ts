@@ -1,7 +1,7 @@
 import { constants, existsSync } from 'node:fs';
 import { access } from 'node:fs/promises';
 import path from 'node:path';
-import { CaptureError } from '../../src/core/errors.js';
+import { CaptureError } from '../../src/core/errors/catalogue.js';
 
 /**
  * Finds the ffmpeg to run: the engine option, then `CAPTURE_FFMPEG_PATH`, then the binary of the

@@ -1,10 +1,10 @@
 import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { CaptureContext, CapturePlugin } from '../../src/core/types.js';
-import { CaptureError } from '../../src/core/errors.js';
+import type { CaptureContext, CapturePlugin } from '../../src/core/plugin-api.js';
+import { CaptureError } from '../../src/core/errors/catalogue.js';
 import { throwIfAborted } from '../../src/core/deadline.js';
 import { findFfmpeg } from './find-ffmpeg.js';
-import { isVideoFormat } from '../../src/core/formats.js';
+import { isVideoFormat } from '../../src/core/schema/formats.js';
 import { ffmpegArgs, outputSize } from './ffmpeg-args.js';
 import { startFfmpeg } from './ffmpeg-process.js';
 

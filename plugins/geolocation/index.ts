@@ -1,4 +1,4 @@
-import type { CapturePlugin } from '../../src/core/types.js';
+import type { CapturePlugin } from '../../src/core/plugin-api.js';
 
 /** Sets the browser geolocation and grants the permission to the target's origin only. */
 export function geolocation(): CapturePlugin {

@@ -1,6 +1,6 @@
-import type { CapturePlugin } from '../../src/core/types.js';
-import { captureErrors } from '../../src/core/error-factories.js';
-import { allowedFor } from '../../src/core/schema.js';
+import type { CapturePlugin } from '../../src/core/plugin-api.js';
+import { captureErrors } from '../../src/core/errors/factories.js';
+import { allowedFor } from '../../src/core/schema/capture-params.js';
 
 /** Splits on commas outside brackets and parentheses, so `a:is(.x, .y)` stays one selector. */
 export function splitSelectors(list: string): string[] {

@@ -1,6 +1,6 @@
-import type { CaptureContext, CapturePlugin } from '../../src/core/types.js';
-import { captureErrors } from '../../src/core/error-factories.js';
-import { allowedFor } from '../../src/core/schema.js';
+import type { CaptureContext, CapturePlugin } from '../../src/core/plugin-api.js';
+import { captureErrors } from '../../src/core/errors/factories.js';
+import { allowedFor } from '../../src/core/schema/capture-params.js';
 import { visible } from '../shared/visible-element.js';
 
 /**

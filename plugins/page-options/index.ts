@@ -1,4 +1,4 @@
-import type { CaptureContext, CapturePlugin } from '../../src/core/types.js';
+import type { CaptureContext, CapturePlugin } from '../../src/core/plugin-api.js';
 
 /**
  * How the page is emulated, set on the capture's own page before it navigates: device scale

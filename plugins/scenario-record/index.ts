@@ -1,4 +1,4 @@
-import type { CapturePlugin } from '../../src/core/types.js';
+import type { CapturePlugin } from '../../src/core/plugin-api.js';
 import { frameRateFor } from '../shared/frame-rate.js';
 import { FrameWindow } from './frame-window.js';
 import { constantRate } from './constant-rate.js';

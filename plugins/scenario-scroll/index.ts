@@ -1,4 +1,4 @@
-import type { CapturePlugin } from '../../src/core/types.js';
+import type { CapturePlugin } from '../../src/core/plugin-api.js';
 import { frameRateFor } from '../shared/frame-rate.js';
 import { screencastFor } from '../shared/screencast.js';
 import { LatestFrame } from './latest-frame.js';

@@ -1,4 +1,4 @@
-import { Wakeup } from '../shared/wakeup.js';
+import { Wakeup } from '../shared/wait-for-notify.js';
 import type { ScreencastFrame } from '../shared/screencast.js';
 
 interface Held {

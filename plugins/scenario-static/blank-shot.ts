@@ -10,7 +10,7 @@ const BLANK_MAX_PIXELS = 8_000_000;
  * Whether an encoded image is a single colour. It decodes the pixels and compares the buffer
  * with itself one pixel further on, which is equal only when every pixel is the first one: about
  * 5 CPU-ms for a 1280x720 PNG, where sharp's `stats()` (histograms, entropy, sharpness) took 32 on
- * every capture (benchmarks/README.md).
+ * every capture (benchmarks/results/cpu.md).
  */
 export async function isBlankImage(data: Buffer): Promise<boolean> {
   // An empty buffer is Chromium giving up on a size, which the callers handle.

@@ -1,12 +1,12 @@
 import type { Frame } from 'playwright-core';
-import type { CaptureContext, CapturePlugin, ImageArtifact } from '../../src/core/types.js';
-import type { CaptureParams } from '../../src/core/schema.js';
+import type { CaptureContext, CapturePlugin, ImageArtifact } from '../../src/core/plugin-api.js';
+import type { CaptureParams } from '../../src/core/schema/capture-params.js';
 import { abortable, bestEffort } from '../../src/core/deadline.js';
-import { isNavigationRace } from '../../src/core/to-capture-error.js';
+import { isNavigationRace } from '../../src/core/errors/to-capture-error.js';
 import { DEFAULTS } from '../../src/core/defaults.js';
 import { revealLazyContent } from './reveal-lazy-content.js';
 import { settleRendering } from './settle-rendering.js';
-import { fullPage, region, scaleOf, viewport } from './shots.js';
+import { fullPage, region, scaleOf, viewport } from './take-screenshot.js';
 import { printPdf } from './print-pdf.js';
 
 export interface StaticScenarioOptions {

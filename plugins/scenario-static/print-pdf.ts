@@ -1,6 +1,6 @@
 import type { CDPSession } from 'playwright-core';
-import type { CaptureContext, EncodedOutput } from '../../src/core/types.js';
-import { PDF_PAPER_INCHES } from '../../src/core/schema.js';
+import type { CaptureContext, EncodedOutput } from '../../src/core/plugin-api.js';
+import { PDF_PAPER_INCHES } from '../../src/core/schema/capture-params.js';
 import { throwIfAborted } from '../../src/core/deadline.js';
 
 /**

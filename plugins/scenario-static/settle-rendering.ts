@@ -6,7 +6,7 @@ import type { Page } from 'playwright-core';
  * renders (one search page came out with 14 results as png and 10 as webp of the same URL).
  * Fonts start loading when text using them is laid out, so layout is forced first; that costs
  * nothing, where every frame costs Chromium 15-25 CPU-ms to draw and composite in software
- * (benchmarks/README.md: the two frames that used to start this wait were a tenth of a capture).
+ * (benchmarks/results/cpu.md: the two frames that used to start this wait were a tenth of a capture).
  */
 export async function settleRendering(page: Page, budgetMs: number): Promise<void> {
   await page.evaluate(async (budget) => {

@@ -1,4 +1,4 @@
-import type { CaptureParams } from '../../src/core/schema.js';
+import type { CaptureParams } from '../../src/core/schema/capture-params.js';
 import { DEFAULTS } from '../../src/core/defaults.js';
 
 /**

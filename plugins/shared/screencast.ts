@@ -1,5 +1,5 @@
 import type { CDPSession } from 'playwright-core';
-import type { CaptureContext } from '../../src/core/types.js';
+import type { CaptureContext } from '../../src/core/plugin-api.js';
 
 /** One frame of Chromium's screencast, still base64 so frames that get dropped are never decoded. */
 export interface ScreencastFrame {

@@ -1,7 +1,7 @@
 import type { Locator } from 'playwright-core';
-import type { CaptureContext } from '../../src/core/types.js';
-import { captureErrors } from '../../src/core/error-factories.js';
-import { allowedFor } from '../../src/core/schema.js';
+import type { CaptureContext } from '../../src/core/plugin-api.js';
+import { captureErrors } from '../../src/core/errors/factories.js';
+import { allowedFor } from '../../src/core/schema/capture-params.js';
 
 /**
  * How long `selector` and `click` wait for their element once the page is ready and settled: an

@@ -4,7 +4,7 @@ import { chromium } from 'playwright-core';
 /**
  * Chromium's headless shell (Debian's chromium-headless-shell) comes first: it draws the same pages
  * without the full browser's UI layers and costs about a third of the CPU per capture
- * (benchmarks/README.md). Its binary, not the wrapper script that would stay between us and it.
+ * (benchmarks/results/cpu.md). Its binary, not the wrapper script that would stay between us and it.
  */
 const HEADLESS_SHELL_CANDIDATES = ['/usr/lib/chromium/chromium-headless-shell', '/usr/bin/chromium-headless-shell'];
 

@@ -1,5 +1,5 @@
 import type { Browser } from 'playwright-core';
-import { captureErrors } from '../core/error-factories.js';
+import { captureErrors } from '../core/errors/factories.js';
 import { launchBrowser, type LaunchOptions } from './launch.js';
 import { settlesWithin } from '../core/deadline.js';
 import { CLOSE_TIMEOUT_MS } from './close-timeout.js';

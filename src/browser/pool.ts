@@ -1,9 +1,9 @@
 import PQueue from 'p-queue';
 import type { BrowserLease, ContextPool, LeaseWants, PoolStats, PreparedContext, Viewport } from '../core/ports.js';
-import { captureErrors } from '../core/error-factories.js';
+import { captureErrors } from '../core/errors/factories.js';
 import { abortable, settlesWithin } from '../core/deadline.js';
 import { BrowserGenerations, type Generation } from './generations.js';
-import { openCapturePage, type CapturePage } from './page-defaults.js';
+import { openCapturePage, type CapturePage } from './open-capture-page.js';
 import { CLOSE_TIMEOUT_MS } from './close-timeout.js';
 import type { LaunchOptions } from './launch.js';
 import { RendererWatchdog, type WatchdogOptions } from './renderer-watchdog.js';
@@ -332,7 +332,7 @@ export class BrowserPool implements ContextPool {
    * waiting and the contexts kept for reuse: a warm context only saves a capture at rest the wait
    * for one. Under load every capture opens its own, which costs less: a page left waiting before
    * its first navigation cost Chromium about 90 CPU-ms more per capture than one navigated at once
-   * (benchmarks/README.md). Failures only mean the next capture opens its own.
+   * (benchmarks/results/cpu.md). Failures only mean the next capture opens its own.
    */
   private refill(): void {
     if (this.closed) return;
@@ -383,7 +383,7 @@ function usable(slot: Slot): boolean {
  * it put off: about 0.8 MB a simple page, so renderers grew from 95 to about 150 MB over 40
  * captures. Collected at reset once the heap is past this, they stayed near 115 MB at no CPU cost
  * above the noise; collected at every reset, they cost 5-9 CPU-ms a capture more
- * (benchmarks/README.md).
+ * (benchmarks/results/cpu.md).
  */
 const KEPT_HEAP_LIMIT_BYTES = 8 * 1024 * 1024;
 

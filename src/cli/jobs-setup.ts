@@ -1,5 +1,5 @@
 import type { CaptureJobsOptions, CaptureWorkerOptions, QuotaRefund } from '../jobs/index.js';
-import { positiveIntegerEnv } from './engine-options.js';
+import { positiveIntegerEnv } from './options-from-env.js';
 
 /** How the service and its workers run asynchronous captures, from the environment. */
 export interface JobsSetup {

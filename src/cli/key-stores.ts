@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { createFileKeyStore, createRedisKeyStore, type KeyStore, type ManagedKeyStore } from '../http/index.js';
+import { createFileKeyStore, createRedisKeyStore, type KeyStore, type ManagedKeyStore } from '../access/index.js';
 
 /** The managed key store the environment names: `CAPTURE_KEYS_FILE`, else Redis at `CAPTURE_REDIS_URL`. */
 export function managedKeyStoreFromEnv(env: NodeJS.ProcessEnv, redis: () => Promise<Redis>): Promise<ManagedKeyStore> | undefined {

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { isTierName, type ManagedKeyStore, type TierName } from '../http/index.js';
+import { isTierName, type ManagedKeyStore, type TierName } from '../access/index.js';
 import { managedKeyStoreFromEnv } from './key-stores.js';
 
 const USAGE = `capture-engine keys create --tier FREE|BASIC|PRO|ENTERPRISE [--name NAME]
@@ -32,11 +32,11 @@ async function run(store: ManagedKeyStore, command: string | undefined, prefix: 
     const { key, record } = await store.create(tierOf(tier), name);
     // The only time the key is shown: it is stored as a SHA-256 digest.
     process.stdout.write(`${key}\n`);
-    process.stderr.write(`created ${record.prefix} (${record.tier}${record.name ? `, ${record.name}` : ''}); the key above is shown only once\n`);
+    process.stderr.write(`created ${record.id} (${record.tier}${record.name ? `, ${record.name}` : ''}); the key above is shown only once\n`);
     return;
   }
   if (command === 'list') {
-    const rows = (await store.list()).map((key) => [key.prefix, key.name ?? '', key.tier, key.created, key.revoked ?? ''].join('\t'));
+    const rows = (await store.list()).map((key) => [key.id, key.name ?? '', key.tier, key.created, key.revoked ?? ''].join('\t'));
     process.stdout.write(`${['prefix', 'name', 'tier', 'created', 'revoked'].join('\t')}\n${rows.map((row) => `${row}\n`).join('')}`);
     return;
   }

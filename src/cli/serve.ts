@@ -4,7 +4,7 @@ import { createCaptureEngine } from '../create-capture-engine.js';
 import type { CaptureEngine } from '../core/engine.js';
 import { createCaptureHttp } from '../http/index.js';
 import { startMetricsServer } from '../ops/index.js';
-import { baseOptions } from './engine-options.js';
+import { baseOptions } from './options-from-env.js';
 import { isAdapterName, listen, type AdapterName } from './mount.js';
 import { serviceSetup, type ServiceSetup } from './service-setup.js';
 import { startWorker, type CaptureWorker } from './worker.js';

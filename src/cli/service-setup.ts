@@ -1,8 +1,9 @@
 import { consoleLogger } from '../core/logger.js';
 import type { CaptureStorage } from '../core/storage.js';
-import { createMemoryKeyStore, createPolicy, isTierName, redisLimiterStore, type CaptureHttpOptions, type MemoryKeyStore, type ReadinessCheck } from '../http/index.js';
+import { createMemoryKeyStore, createPolicy, isTierName, redisLimiterStore, type KeyStore, type TierName } from '../access/index.js';
+import type { CaptureHttpOptions, ReadinessCheck } from '../http/index.js';
 import { createCaptureMetrics, type CaptureMetrics } from '../ops/index.js';
-import type { CaptureEngineOptions } from '../engine-options.js';
+import type { CaptureEngineOptions } from '../capture-engine-options.js';
 import type { Redis } from 'ioredis';
 import { firstKnown, managedKeyStoreFromEnv } from './key-stores.js';
 import { jobsSetupFromEnv, type JobsSetup } from './jobs-setup.js';
@@ -52,7 +53,7 @@ export async function serviceSetup(
   if (keys) {
     const managed = await managedKeyStoreFromEnv(env, connectRedis);
     if (managed) closers.push(() => managed.close());
-    const operatorKeys = keyStoreFromEnv(env, managed === undefined);
+    const operatorKeys = await keyStoreFromEnv(env, managed === undefined);
     httpOptions.keyStore = managed ? firstKnown([operatorKeys, managed]) : operatorKeys;
   }
   let jobs: JobsSetup | undefined;
@@ -91,17 +92,17 @@ export async function serviceSetup(
 }
 
 /** Keys from `CAPTURE_API_KEYS`; without them and without managed keys, one FREE key made for this run and shown once. */
-function keyStoreFromEnv(env: NodeJS.ProcessEnv, makeOneIfNone: boolean): MemoryKeyStore {
-  const keyStore = createMemoryKeyStore();
+async function keyStoreFromEnv(env: NodeJS.ProcessEnv, makeOneIfNone: boolean): Promise<KeyStore> {
   const configured = (env.CAPTURE_API_KEYS ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
-  for (const entry of configured) {
+  const keys = configured.map((entry): { key: string; tier: TierName } => {
     const separator = entry.lastIndexOf(':');
     const tier = entry.slice(separator + 1).toUpperCase();
     if (separator <= 0 || !isTierName(tier)) throw new Error('CAPTURE_API_KEYS entries must look like <key>:<FREE|BASIC|PRO|ENTERPRISE>');
-    keyStore.add(entry.slice(0, separator), tier);
-  }
-  if (configured.length === 0 && makeOneIfNone) {
-    const { key } = keyStore.create('FREE');
+    return { key: entry.slice(0, separator), tier };
+  });
+  const keyStore = createMemoryKeyStore(keys);
+  if (keys.length === 0 && makeOneIfNone) {
+    const { key } = await keyStore.create('FREE');
     // Shown once, on the terminal only; it is stored hashed and never logged.
     process.stdout.write(`No CAPTURE_API_KEYS set; created a FREE key for this run: ${key}\n`);
   }

@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { createCaptureEngine } from '../create-capture-engine.js';
-import { baseOptions } from './engine-options.js';
+import { baseOptions } from './options-from-env.js';
 
 /** `capture-engine shot <url> -o <file>`: one capture, no server. */
 export async function shot(args: string[]): Promise<void> {

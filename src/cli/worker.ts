@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { createCaptureEngine } from '../create-capture-engine.js';
 import type { CaptureEngine } from '../core/engine.js';
 import type { CaptureWorker, CaptureWorkerOptions } from '../jobs/index.js';
-import { baseOptions, positiveIntegerEnv } from './engine-options.js';
+import { baseOptions, positiveIntegerEnv } from './options-from-env.js';
 import { serviceSetup } from './service-setup.js';
 import { onShutdownSignal } from './shutdown-signal.js';
 

@@ -1,8 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { FORMATS, type CaptureFormat } from './formats.js';
-import type { EncodedOutput, PageMetadata } from './types.js';
+import { FORMATS, type CaptureFormat } from './schema/formats.js';
+import type { EncodedOutput, PageMetadata } from './plugin-api.js';
 
 /** What `engine.capture()` returns. Images live in memory; videos in a temporary file until disposed. */
 export interface CaptureResult {

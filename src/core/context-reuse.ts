@@ -1,5 +1,5 @@
-import type { CaptureParams } from './schema.js';
-import { isImageFormat } from './formats.js';
+import type { CaptureParams } from './schema/capture-params.js';
+import { isImageFormat } from './schema/formats.js';
 
 /**
  * Parameters whose effect outlives the page on its context: emulation overrides, extra headers,

@@ -1,6 +1,6 @@
 import { setTimeout as wait } from 'node:timers/promises';
-import { CaptureError } from './errors.js';
-import { captureErrors } from './error-factories.js';
+import { CaptureError } from './errors/catalogue.js';
+import { captureErrors } from './errors/factories.js';
 
 /**
  * One time budget per capture, carried as an AbortSignal into every wait. The signal aborts with a

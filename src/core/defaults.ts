@@ -8,7 +8,7 @@ import path from 'node:path';
 export const DEFAULTS = Object.freeze({
   /**
    * Captures running at once: two per core. On the 2-core benchmark machine captures/s rose from
-   * c=2 to c=4 and stayed flat to c=6, then fell at c=8 (benchmarks/README.md).
+   * c=2 to c=4 and stayed flat to c=6, then fell at c=8 (benchmarks/results/cpu.md).
    */
   concurrency: 2 * os.availableParallelism(),
   /** Captures waiting before new ones get `503 SERVICE_BUSY`. */

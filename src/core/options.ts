@@ -1,4 +1,4 @@
-import type { CapturePlugin } from './types.js';
+import type { CapturePlugin, ResolvedCoreOptions } from './plugin-api.js';
 import type { CaptureStorage } from './storage.js';
 import type { Logger } from './logger.js';
 import { consoleLogger } from './logger.js';
@@ -27,14 +27,6 @@ export interface CoreEngineOptions {
   log?: Logger;
   /** Told how long each phase of each capture took (metrics). */
   observer?: CaptureObserver;
-}
-
-/** The options plugins may read while they set themselves up (`PluginHost.options`). */
-export interface ResolvedCoreOptions {
-  readonly timeoutMs: number;
-  readonly fps: number;
-  readonly tempDir: string;
-  readonly log: Logger;
 }
 
 export function resolveCoreOptions(options: Omit<CoreEngineOptions, 'pool' | 'egress'>): ResolvedCoreOptions {

@@ -1,4 +1,4 @@
-import { PHASES, type CapturePlugin, type Phase, type Stage } from './types.js';
+import { PHASES, type CapturePlugin, type Phase, type Stage } from './plugin-api.js';
 
 /**
  * The stages of every phase in registration order. Plugins are checked once at `use()`: unique

@@ -1,14 +1,14 @@
 import { rm } from 'node:fs/promises';
-import { PHASES, type CaptureContext } from './types.js';
+import { PHASES, type CaptureContext } from './plugin-api.js';
 import type { RunOutcome } from './capture-result.js';
-import type { CaptureParams } from './schema.js';
+import type { CaptureParams } from './schema/capture-params.js';
 import type { Deadline } from './deadline.js';
 import { abortable, settlesWithin, sleep, throwIfAborted } from './deadline.js';
 import type { Pipeline } from './pipeline.js';
 import type { BrowserLease, CaptureObserver } from './ports.js';
 import type { Logger } from './logger.js';
-import { captureErrors } from './error-factories.js';
-import { FORMATS } from './formats.js';
+import { captureErrors } from './errors/factories.js';
+import { FORMATS } from './schema/formats.js';
 
 export interface CaptureRun {
   id: string;

@@ -1,7 +1,7 @@
-import type { CapturePlugin } from './types.js';
+import type { CapturePlugin } from './plugin-api.js';
 import type { CaptureStorage } from './storage.js';
-import { FORMATS } from './formats.js';
-import { captureErrors } from './error-factories.js';
+import { FORMATS } from './schema/formats.js';
+import { captureErrors } from './errors/factories.js';
 
 /** Stores the finished file when the caller asked for `response_type=json`, under `<date>/<id>.<ext>`. */
 export function storeStage(storage: CaptureStorage | undefined, fileUrl: (key: string) => string): CapturePlugin {

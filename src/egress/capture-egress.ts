@@ -1,7 +1,7 @@
 import type { EgressGuard, PreparedContext } from '../core/ports.js';
 import { writeEgressPreferences } from './chromium-preferences.js';
 import { resolveAllowed, type EgressPolicy } from './egress-policy.js';
-import { createEgressProxy, type EgressSession } from './egress-proxy.js';
+import { createEgressProxy, type EgressSession } from './proxy/egress-proxy.js';
 import { systemResolver, type Resolver } from './resolver.js';
 import { parseTargetUrl } from './target-url.js';
 

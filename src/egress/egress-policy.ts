@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { captureErrors } from '../core/error-factories.js';
+import { captureErrors } from '../core/errors/factories.js';
 import { isPublicUnicast } from './address-policy.js';
 import { bareHost, isLocalhostName } from './host-name.js';
 import type { Resolver } from './resolver.js';

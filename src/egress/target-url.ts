@@ -1,5 +1,5 @@
-import type { CaptureError } from '../core/errors.js';
-import { captureErrors } from '../core/error-factories.js';
+import type { CaptureError } from '../core/errors/catalogue.js';
+import { captureErrors } from '../core/errors/factories.js';
 import { isLocalhostName } from './host-name.js';
 
 const ALLOWED_SCHEMES = new Set(['http:', 'https:']);

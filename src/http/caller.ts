@@ -1,12 +1,12 @@
 import type { HttpRequest } from './http-types.js';
-import type { ApiKeyRecord, KeyStore } from './access/key-store.js';
+import type { ApiKey, KeyStore } from '../access/keys/api-key.js';
 import type { ParamBag } from './request-body.js';
 import { invalidApiKey, missingApiKey } from './http-errors.js';
-import type { CaptureError } from '../core/errors.js';
+import type { CaptureError } from '../core/errors/catalogue.js';
 
 /** Who is asking: an account behind a valid key, or an address without one. */
 export type Caller =
-  | { kind: 'account'; record: ApiKeyRecord }
+  | { kind: 'account'; record: ApiKey }
   | { kind: 'anonymous'; address: string; problem: 'missing' | 'invalid' | 'conflicting' };
 
 /** Finds the caller from the three places a key may travel; two different keys are a conflict. */

@@ -2,18 +2,18 @@ import type { CaptureEngine, CaptureOptions } from '../core/engine.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { serveFile } from './serve-file.js';
 import { handleCapture } from './capture-route.js';
-import { identify, addressOf } from './caller.js';
+import { identify, addressOf, type Caller } from './caller.js';
 import { methodNotAllowed, notFound } from './http-errors.js';
 import type { HttpRequest, HttpResponse } from './http-types.js';
 import { resolveHttpOptions, type CaptureHttpOptions, type ResolvedHttpOptions } from './http-options.js';
 import { setQuotaHeaders, setRateHeaders } from './limit-headers.js';
 import { fromSearchParams, type ParamBag } from './request-body.js';
 import { errorResponse } from './responses.js';
-import type { CaptureError } from '../core/errors.js';
+import type { CaptureError } from '../core/errors/catalogue.js';
 import type { RouteTable } from './routes.js';
-import type { AnsweredRequest } from './http-observer.js';
+import type { RouteAnswer } from './http-observer.js';
 import { alive, ready } from './health-routes.js';
-import { captureStatus } from './async-route.js';
+import { captureStatus } from './async-capture-routes.js';
 
 /**
  * The HTTP interface of the README over one engine, independent of any framework: adapters only
@@ -54,72 +54,72 @@ export class CaptureHttp {
   async handle(request: HttpRequest, options: CaptureOptions = {}): Promise<HttpResponse> {
     const started = performance.now();
     const target = new URL(request.url, 'http://localhost');
-    const note: Partial<AnsweredRequest> = {};
-    const response = await this.route(request, target, options, note);
+    const { response, ...learnt } = await this.route(request, target, options);
     // The unread rest of an oversized body would be taken for the next request on this connection.
     if (request.bodyTooLarge) response.headers.Connection = 'close';
     const seconds = (performance.now() - started) / 1000;
-    const { captureId, keyId } = note;
+    const { captureId, keyId } = learnt;
     this.options.log.info({ method: request.method, path: target.pathname, status: response.status, ms: Math.round(seconds * 1000), code: response.code, captureId, keyId }, 'request');
-    this.options.observer?.answered({ route: 'other', ...note, status: response.status, code: response.code, seconds });
+    this.options.observer?.answered({ ...learnt, status: response.status, code: response.code, seconds });
     return response;
   }
 
-  private async route(request: HttpRequest, target: URL, options: CaptureOptions, note: Partial<AnsweredRequest>): Promise<HttpResponse> {
+  private async route(request: HttpRequest, target: URL, options: CaptureOptions): Promise<RouteAnswer> {
     const method = request.method.toUpperCase();
     const query = fromSearchParams(target.searchParams);
     const { routes } = this;
+    const reading = method === 'GET' || method === 'HEAD';
     if (target.pathname === routes.capture) {
-      note.route = 'capture';
-      if (method !== 'GET' && method !== 'POST') return this.reject(request, query, methodNotAllowed('GET, POST'));
-      return handleCapture(this.engine, this.options, request, query, options, note);
+      if (method !== 'GET' && method !== 'POST') return this.reject('capture', request, query, methodNotAllowed('GET, POST'));
+      return handleCapture(this.engine, this.options, request, query, options);
     }
     if (routes.health && (target.pathname === routes.health.alive || target.pathname === routes.health.ready)) {
-      note.route = 'health';
-      if (method !== 'GET' && method !== 'HEAD') return this.reject(request, query, methodNotAllowed('GET, HEAD'));
-      return target.pathname === routes.health.alive ? this.alive() : this.ready();
+      if (!reading) return this.reject('health', request, query, methodNotAllowed('GET, HEAD'));
+      return { route: 'health', response: target.pathname === routes.health.alive ? this.alive() : await this.ready() };
     }
     if (target.pathname === routes.openApi) {
-      note.route = 'openapi';
-      if (method !== 'GET' && method !== 'HEAD') return this.reject(request, query, methodNotAllowed('GET, HEAD'));
-      return this.withPeekedLimits(request, query, async () => {
+      if (!reading) return this.reject('openapi', request, query, methodNotAllowed('GET, HEAD'));
+      return this.withPeekedLimits('openapi', request, query, async () => {
         this.openApi ??= JSON.stringify(buildOpenApiDocument(routes));
         return { status: 200, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: method === 'HEAD' ? '' : this.openApi };
       });
     }
     if (target.pathname.startsWith(routes.capturesPrefix)) {
-      note.route = 'status';
-      if (method !== 'GET' && method !== 'HEAD') return this.reject(request, query, methodNotAllowed('GET, HEAD'));
+      if (!reading) return this.reject('status', request, query, methodNotAllowed('GET, HEAD'));
       const id = decodeURIComponent(target.pathname.slice(routes.capturesPrefix.length));
-      return this.withPeekedLimits(request, query, () => captureStatus(this.options, request, query, id));
+      return this.withPeekedLimits('status', request, query, (caller) => captureStatus(this.options, caller, id));
     }
     if (target.pathname.startsWith(routes.filesPrefix)) {
-      note.route = 'file';
-      if (method !== 'GET' && method !== 'HEAD') return this.reject(request, query, methodNotAllowed('GET, HEAD'));
+      if (!reading) return this.reject('file', request, query, methodNotAllowed('GET, HEAD'));
       const key = target.pathname.slice(routes.filesPrefix.length);
-      return this.withPeekedLimits(request, query, () => serveFile(this.options.storage, key, request, method === 'HEAD'));
+      return this.withPeekedLimits('file', request, query, () => serveFile(this.options.storage, key, request, method === 'HEAD'));
     }
-    return this.reject(request, query, notFound(`No route ${target.pathname}`));
+    return this.reject('other', request, query, notFound(`No route ${target.pathname}`));
   }
 
-  /** Endpoints that read rather than capture show the caller's limits without spending them. */
-  private async withPeekedLimits(request: HttpRequest, query: ParamBag, respond: () => Promise<HttpResponse>): Promise<HttpResponse> {
-    const headers = await this.peekHeaders(request, query);
-    try {
-      const response = await respond();
-      return { ...response, headers: { ...headers, ...response.headers } };
-    } catch (error) {
-      return errorResponse(error, headers, this.options.log);
-    }
-  }
-
-  private async reject(request: HttpRequest, query: ParamBag, error: CaptureError): Promise<HttpResponse> {
-    return errorResponse(error, await this.peekHeaders(request, query), this.options.log);
-  }
-
-  private async peekHeaders(request: HttpRequest, query: ParamBag): Promise<Record<string, string>> {
-    const { policy } = this.options;
+  /**
+   * Endpoints that read rather than capture show the caller's limits without spending them. The
+   * caller is identified once, here, and handed to the route.
+   */
+  private async withPeekedLimits(route: RouteAnswer['route'], request: HttpRequest, query: ParamBag, respond: (caller: Caller) => Promise<HttpResponse>): Promise<RouteAnswer> {
     const caller = await identify(this.options.keyStore, request, query, query);
+    const headers = await this.peekHeaders(caller, request);
+    const keyId = caller.kind === 'account' ? caller.record.id : undefined;
+    try {
+      const response = await respond(caller);
+      return { route, keyId, response: { ...response, headers: { ...headers, ...response.headers } } };
+    } catch (error) {
+      return { route, keyId, response: errorResponse(error, headers, this.options.log) };
+    }
+  }
+
+  private async reject(route: RouteAnswer['route'], request: HttpRequest, query: ParamBag, error: CaptureError): Promise<RouteAnswer> {
+    const caller = await identify(this.options.keyStore, request, query, query);
+    return { route, response: errorResponse(error, await this.peekHeaders(caller, request), this.options.log) };
+  }
+
+  private async peekHeaders(caller: Caller, request: HttpRequest): Promise<Record<string, string>> {
+    const { policy } = this.options;
     const headers: Record<string, string> = {};
     if (caller.kind === 'account') {
       setRateHeaders(headers, await policy.peekAccount(caller.record.id, caller.record.tier));

@@ -1,17 +1,17 @@
 import type { CaptureEngine, CaptureOptions } from '../core/engine.js';
-import { parseCaptureParams } from '../core/schema.js';
-import { toCaptureError } from '../core/to-capture-error.js';
-import type { CaptureError } from '../core/errors.js';
-import { applyTier } from './access/tiers.js';
+import { parseCaptureParams } from '../core/schema/capture-params.js';
+import { toCaptureError } from '../core/errors/to-capture-error.js';
+import type { CaptureError } from '../core/errors/catalogue.js';
+import { applyTier } from '../access/tiers.js';
 import { addressOf, identify, unauthenticated } from './caller.js';
 import { quotaExceeded, rateLimitExceeded } from './http-errors.js';
-import type { HttpRequest, HttpResponse } from './http-types.js';
+import type { HttpRequest } from './http-types.js';
 import type { ResolvedHttpOptions } from './http-options.js';
-import type { AnsweredRequest } from './http-observer.js';
+import type { RouteAnswer } from './http-observer.js';
 import { setQuotaHeaders, setRateHeaders } from './limit-headers.js';
 import { readBodyParams, type ParamBag } from './request-body.js';
 import { captureResponse, errorResponse } from './responses.js';
-import { asyncCapturesFor, enqueueCapture } from './async-route.js';
+import { asyncCapturesFor, enqueueCapture } from './async-capture-routes.js';
 
 /**
  * `GET|POST {base}/v1/capture`: who asks, their rate limit, the parameters, the tier's gates, a
@@ -24,8 +24,8 @@ export async function handleCapture(
   request: HttpRequest,
   query: ParamBag,
   captureOptions: CaptureOptions,
-  note: Partial<AnsweredRequest>,
-): Promise<HttpResponse> {
+): Promise<RouteAnswer> {
+  const answer: Omit<RouteAnswer, 'response'> = { route: 'capture' };
   let params: ParamBag = query;
   let bodyError: CaptureError | undefined;
   if (request.method.toUpperCase() === 'POST') {
@@ -37,7 +37,7 @@ export async function handleCapture(
   }
   const { policy } = options;
   const caller = await identify(options.keyStore, request, query, params);
-  if (caller.kind === 'account') note.keyId = caller.record.id;
+  if (caller.kind === 'account') answer.keyId = caller.record.id;
   const headers: Record<string, string> = {};
   const rate = caller.kind === 'account' ? await policy.hitAccount(caller.record.id, caller.record.tier) : await policy.hitAddress(addressOf(request));
   setRateHeaders(headers, rate);
@@ -49,8 +49,8 @@ export async function handleCapture(
     if (caller.kind === 'anonymous') throw unauthenticated(caller);
     const account = caller.record;
     const parsed = applyTier(parseCaptureParams(params), account.tier, policy.tiers);
-    note.format = parsed.format;
-    note.scenario = parsed.scenario;
+    answer.format = parsed.format;
+    answer.scenario = parsed.scenario;
     const jobs = parsed.async ? await asyncCapturesFor(options, parsed, account) : undefined;
     const reservedAt = Date.now();
     const reservation = await policy.reserve(account.id, account.tier);
@@ -68,15 +68,13 @@ export async function handleCapture(
     };
     if (jobs) {
       const queued = await refundOnFailure(() => enqueueCapture(jobs, options, parsed, account, reservedAt, headers));
-      note.captureId = queued.id;
-      return queued.response;
+      return { ...answer, captureId: queued.id, response: queued.response };
     }
     // Not a spread: an adapter's options may make `signal` in a getter, on first read.
     const result = await refundOnFailure(() => engine.capture(parsed, { signal: captureOptions.signal, reuseKey: account.id }));
-    note.bytes = result.size;
-    note.captureId = result.id;
-    return await captureResponse(result, parsed.response_type === 'json', headers, options.routes.fileUrl);
+    const response = await captureResponse(result, parsed.response_type === 'json', headers, options.routes.fileUrl);
+    return { ...answer, bytes: result.size, captureId: result.id, response };
   } catch (error) {
-    return errorResponse(error, headers, options.log);
+    return { ...answer, response: errorResponse(error, headers, options.log) };
   }
 }

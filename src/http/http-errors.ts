@@ -1,5 +1,5 @@
-import { CaptureError } from '../core/errors.js';
-import type { LimitState } from './access/policy.js';
+import { CaptureError } from '../core/errors/catalogue.js';
+import type { LimitState } from '../access/policy.js';
 
 /** The errors only the HTTP service raises, each built here so its message and headers stay one. */
 export function rateLimitExceeded(rate: LimitState): CaptureError {

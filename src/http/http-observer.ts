@@ -1,3 +1,5 @@
+import type { HttpResponse } from './http-types.js';
+
 /** What the HTTP service tells its observer (metrics) about each answered request. */
 export interface AnsweredRequest {
   route: 'capture' | 'status' | 'file' | 'openapi' | 'health' | 'other';
@@ -14,6 +16,9 @@ export interface AnsweredRequest {
   keyId?: string;
   seconds: number;
 }
+
+/** What a route answered, and what it learnt on the way for the access log and the observer. */
+export type RouteAnswer = Omit<AnsweredRequest, 'status' | 'code' | 'seconds'> & { response: HttpResponse };
 
 /** Told about every answered request; implemented by the ops layer (Prometheus) or an app. */
 export interface HttpObserver {

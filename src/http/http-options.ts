@@ -1,15 +1,15 @@
 import type { CaptureStorage } from '../core/storage.js';
 import type { Logger } from '../core/logger.js';
 import { positive } from '../core/options.js';
-import type { KeyStore } from './access/key-store.js';
-import { createMemoryKeyStore } from './access/key-store.js';
-import type { LimiterStore } from './access/limiter-store.js';
-import { createPolicy, type Policy } from './access/policy.js';
-import type { TierLimits, TierName } from './access/tiers.js';
+import type { KeyStore } from '../access/keys/api-key.js';
+import { createMemoryKeyStore } from '../access/keys/memory-key-store.js';
+import type { LimiterStore } from '../access/limiter-store.js';
+import { createPolicy, type Policy } from '../access/policy.js';
+import type { TierLimits, TierName } from '../access/tiers.js';
 import { DEFAULT_BASE_PATH, routeTable, type RouteTable } from './routes.js';
 import type { HttpObserver, ReadinessCheck } from './http-observer.js';
 import type { PressureLimits } from './health-routes.js';
-import type { AsyncCaptures } from './async-captures.js';
+import type { AsyncCaptures } from './async-captures-port.js';
 
 /** Every option of `createCaptureHttp`. All are optional. */
 export interface CaptureHttpOptions {
@@ -70,7 +70,7 @@ export function resolveHttpOptions(options: CaptureHttpOptions, engine: { storag
   return {
     routes: routeTable(options.basePath ?? DEFAULT_BASE_PATH, options.healthRoutes ?? false),
     bodyLimit: positive(options.bodyLimit ?? HTTP_DEFAULTS.bodyLimit, 'bodyLimit'),
-    keyStore: options.keyStore ?? keyStoreFrom(options.apiKeys ?? []),
+    keyStore: options.keyStore ?? createMemoryKeyStore(options.apiKeys),
     policy: options.policy ?? createPolicy({ tiers: options.tiers, store: options.limiterStore }),
     storage: options.storage ?? engine.storage,
     log: options.log ?? engine.log,
@@ -81,8 +81,3 @@ export function resolveHttpOptions(options: CaptureHttpOptions, engine: { storag
   };
 }
 
-function keyStoreFrom(keys: readonly { key: string; tier: TierName }[]): KeyStore {
-  const store = createMemoryKeyStore();
-  for (const { key, tier } of keys) store.add(key, tier);
-  return store;
-}

@@ -1,4 +1,4 @@
-import type { LimitState } from './access/policy.js';
+import type { LimitState } from '../access/policy.js';
 
 /** `X-RateLimit-*` of a rate window, written into this response's own header object. */
 export function setRateHeaders(headers: Record<string, string>, state: LimitState): void {

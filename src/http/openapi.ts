@@ -1,6 +1,6 @@
-import { ERROR_CATALOGUE, type ErrorCode } from '../core/errors.js';
-import { captureParamsJsonSchema } from '../core/schema.js';
-import { FORMATS } from '../core/formats.js';
+import { ERROR_CATALOGUE, type ErrorCode } from '../core/errors/catalogue.js';
+import { captureParamsJsonSchema } from '../core/schema/capture-params.js';
+import { FORMATS } from '../core/schema/formats.js';
 import type { RouteTable } from './routes.js';
 
 const LIMIT_HEADERS = {

@@ -1,5 +1,5 @@
 import { parse as parseContentType } from 'content-type';
-import { captureErrors } from '../core/error-factories.js';
+import { captureErrors } from '../core/errors/factories.js';
 import type { HttpRequest } from './http-types.js';
 import { payloadTooLarge, unsupportedMediaType } from './http-errors.js';
 

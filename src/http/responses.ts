@@ -1,6 +1,6 @@
 import type { CaptureResult } from '../core/capture-result.js';
 import type { Logger } from '../core/logger.js';
-import { toCaptureError } from '../core/to-capture-error.js';
+import { toCaptureError } from '../core/errors/to-capture-error.js';
 import type { HttpResponse } from './http-types.js';
 
 /** A JSON answer; `headers` is this request's own object and is completed in place. */

@@ -1,7 +1,7 @@
 import rangeParser from 'range-parser';
 import type { HttpRequest, HttpResponse } from './http-types.js';
 import type { CaptureStorage } from '../core/storage.js';
-import { CaptureError } from '../core/errors.js';
+import { CaptureError } from '../core/errors/catalogue.js';
 import { notFound } from './http-errors.js';
 
 /**

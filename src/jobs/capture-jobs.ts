@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { captureErrors } from '../core/error-factories.js';
+import { captureErrors } from '../core/errors/factories.js';
 import { createOutboundGuard, type OutboundGuard } from '../egress/index.js';
-import type { AsyncCaptureRequest, AsyncCaptures, CaptureJobStatus } from '../http/async-captures.js';
+import type { AsyncCaptureRequest, AsyncCaptures, CaptureJobStatus } from '../http/async-captures-port.js';
 import type { CaptureJobData, CaptureJobResult } from './job-data.js';
 import { jobStatus, stateOf } from './job-status.js';
 import { resolveJobsOptions, type CaptureJobsOptions, type ResolvedJobsOptions } from './jobs-options.js';

@@ -1,8 +1,8 @@
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { CaptureEngine } from '../core/engine.js';
-import { parseCaptureParams } from '../core/schema.js';
-import { toCaptureError } from '../core/to-capture-error.js';
-import type { CaptureError } from '../core/errors.js';
+import { parseCaptureParams } from '../core/schema/capture-params.js';
+import { toCaptureError } from '../core/errors/to-capture-error.js';
+import type { CaptureError } from '../core/errors/catalogue.js';
 import { DEFAULTS } from '../core/defaults.js';
 import { decodeFailure, encodeFailure, type CaptureJobData, type CaptureJobResult, type WebhookJobData } from './job-data.js';
 import { jobStatus } from './job-status.js';

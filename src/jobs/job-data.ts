@@ -1,5 +1,5 @@
-import type { TierName } from '../http/access/tiers.js';
-import type { CaptureError } from '../core/errors.js';
+import type { TierName } from '../access/tiers.js';
+import type { CaptureError } from '../core/errors/catalogue.js';
 
 /** What a capture job carries: parameters already validated and gated, and whose quota it holds. */
 export interface CaptureJobData {

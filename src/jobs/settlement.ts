@@ -1,7 +1,7 @@
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { TierName } from '../http/access/tiers.js';
-import type { CaptureJobStatus } from '../http/async-captures.js';
+import type { TierName } from '../access/tiers.js';
+import type { CaptureJobStatus } from '../http/async-captures-port.js';
 import type { CaptureJobData, CaptureJobResult } from './job-data.js';
 import type { WebhookOutbox } from './webhooks.js';
 

@@ -4,7 +4,7 @@ import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../core/logger.js';
 import { createOutboundGuard } from '../egress/index.js';
-import type { CaptureJobStatus } from '../http/async-captures.js';
+import type { CaptureJobStatus } from '../http/async-captures-port.js';
 import type { WebhookJobData } from './job-data.js';
 import type { ResolvedJobsOptions } from './jobs-options.js';
 import { webhookSignature } from './webhook-signature.js';

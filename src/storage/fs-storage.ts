@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { CaptureStorage, StoredFile } from '../core/storage.js';
 import { isStorageKey } from '../core/storage.js';
-import { contentTypeOf } from '../core/formats.js';
+import { contentTypeOf } from '../core/schema/formats.js';
 import { DEFAULTS } from '../core/defaults.js';
 
 export interface FsStorageOptions {

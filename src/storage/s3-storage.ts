@@ -17,7 +17,7 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { isStorageKey, type CaptureStorage, type StoragePutOptions, type StoredFile } from '../core/storage.js';
-import { contentTypeOf } from '../core/formats.js';
+import { contentTypeOf } from '../core/schema/formats.js';
 import { DEFAULTS } from '../core/defaults.js';
 import { asStorageFailure, isMissing, isNotImplemented } from './s3-errors.js';
 import { createS3Client, flag, normalizePrefix } from './s3-client.js';

@@ -1,3 +1,4 @@
+import { createCaptureHttp } from '../../src/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CaptureEngine } from '../../src/index.js';
 import { createTestEngine } from '../helpers/engine.js';
@@ -17,15 +18,15 @@ const apps = new Map<string, RunningApp>();
 
 beforeAll(async () => {
   fixtures = await startFixtureServer();
-  engine = await createTestEngine({
-    timeoutMs: 2_500,
+  engine = await createTestEngine({ timeoutMs: 2_500 });
+  const http = createCaptureHttp(engine, {
     apiKeys: [
       { key: KEYS.free, tier: 'FREE' },
       { key: KEYS.pro, tier: 'PRO' },
     ],
     tiers: { FREE: { requestsPerMinute: 1000, scripts: false, maxDeviceScaleFactor: 2, formats: ['png', 'jpg', 'webp'] }, PRO: { requestsPerMinute: 1000 } },
   });
-  for (const adapter of ADAPTERS) apps.set(adapter, await startApp(adapter, engine));
+  for (const adapter of ADAPTERS) apps.set(adapter, await startApp(adapter, http));
 });
 afterAll(async () => {
   for (const app of apps.values()) await app.close();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
-import type { CaptureEngine } from '../../src/index.js';
+import { createCaptureHttp, type CaptureEngine } from '../../src/index.js';
 import { createTestEngine } from '../helpers/engine.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { startApp, type AdapterName, type RunningApp } from '../helpers/adapters.js';
@@ -33,7 +33,8 @@ export function contractSuite(adapter: AdapterName): ContractSuite {
   let fixtures: FixtureServer;
   beforeAll(async () => {
     fixtures = await startFixtureServer();
-    engine = await createTestEngine({
+    engine = await createTestEngine();
+    const http = createCaptureHttp(engine, {
       apiKeys: [
         { key: KEYS.free, tier: 'FREE' },
         { key: KEYS.basic, tier: 'BASIC' },
@@ -43,7 +44,7 @@ export function contractSuite(adapter: AdapterName): ContractSuite {
       ],
       tiers: { BASIC: { requestsPerMinute: 6 }, ENTERPRISE: { monthlyQuota: 2 }, PRO: { requestsPerMinute: 1000 } },
     });
-    app = await startApp(adapter, engine);
+    app = await startApp(adapter, http);
   });
   afterAll(async () => {
     await app?.close();

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { CaptureEngine, Logger } from '../../src/index.js';
-import { parseCaptureParams, CaptureError } from '../../src/index.js';
+import { parseCaptureParams, CaptureError, createCaptureHttp, createMemoryKeyStore } from '../../src/index.js';
 import { createTestEngine } from '../helpers/engine.js';
 import { startApp, type RunningApp } from '../helpers/adapters.js';
 import { rawGet } from '../helpers/raw-http.js';
@@ -23,13 +23,14 @@ const capture = (query: string, init: RequestInit = {}): Promise<Response> => fe
 const withKey = { headers: { 'X-API-Key': VALID } };
 
 beforeAll(async () => {
-  const { createMemoryKeyStore } = await import('../../src/index.js');
-  const keyStore = createMemoryKeyStore();
-  keyStore.add(VALID, 'ENTERPRISE');
-  keyStore.revoke(keyStore.add(REVOKED, 'ENTERPRISE').id);
+  const keyStore = createMemoryKeyStore([
+    { key: VALID, tier: 'ENTERPRISE' },
+    { key: REVOKED, tier: 'ENTERPRISE' },
+  ]);
+  await keyStore.revoke((await keyStore.lookup(REVOKED))!.id);
   // No name resolves: nothing in this file may ever reach an outside address.
-  engine = await createTestEngine({ allowPrivateNetworks: false, resolver: async () => [], keyStore, log, tiers: { ENTERPRISE: { requestsPerMinute: 100_000 } } });
-  app = await startApp('express', engine);
+  engine = await createTestEngine({ allowPrivateNetworks: false, resolver: async () => [], log });
+  app = await startApp('express', createCaptureHttp(engine, { keyStore, log, tiers: { ENTERPRISE: { requestsPerMinute: 100_000 } } }));
 });
 afterAll(async () => {
   await app?.close();

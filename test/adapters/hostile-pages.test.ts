@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOSTILE_PAGES, startHostileServer, type HostilePage, type HostileServer } from '../fixtures/hostile/pages.js';
+import { HOSTILE_PAGES, startHostileServer, type HostilePage, type HostileServer } from '../../fixtures/hostile/pages.js';
 import { isBuilt, killLeftoverBuiltProcesses, startBuiltService, type BuiltService } from '../helpers/built-service.js';
 import { isAlive, processTree } from '../helpers/processes.js';
 import { decode, MAGIC, near } from '../helpers/pixels.js';

@@ -1,3 +1,4 @@
+import { createCaptureHttp } from '../../src/index.js';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,8 +21,9 @@ const apps = new Map<string, RunningApp>();
 
 beforeAll(async () => {
   fixtures = await startFixtureServer(VIDEO_ROUTES);
-  engine = await createTestEngine({ apiKeys: [{ key: KEY, tier: 'PRO' }], tiers: { PRO: { requestsPerMinute: 1000 } } });
-  for (const adapter of ADAPTERS) apps.set(adapter, await startApp(adapter, engine));
+  engine = await createTestEngine();
+  const http = createCaptureHttp(engine, { apiKeys: [{ key: KEY, tier: 'PRO' }], tiers: { PRO: { requestsPerMinute: 1000 } } });
+  for (const adapter of ADAPTERS) apps.set(adapter, await startApp(adapter, http));
 });
 afterAll(async () => {
   for (const app of apps.values()) await app.close();
@@ -77,8 +79,8 @@ describe('video over HTTP: failures', () => {
     const fake = path.join(dir, 'ffmpeg');
     await writeFile(fake, '#!/bin/sh\necho "simulated encoder failure" >&2\nexit 1\n');
     await chmod(fake, 0o755);
-    const failing = await createTestEngine({ ffmpegPath: fake, apiKeys: [{ key: KEY, tier: 'PRO' }] });
-    const app = await startApp('fastify', failing);
+    const failing = await createTestEngine({ ffmpegPath: fake });
+    const app = await startApp('fastify', createCaptureHttp(failing, { apiKeys: [{ key: KEY, tier: 'PRO' }] }));
     try {
       const url = `${app.origin}/api/v1/capture`;
       const before = await fetch(`${url}?${new URLSearchParams({ url: fixtures.url('/solid'), viewport_width: '100', viewport_height: '100' })}`, { headers });

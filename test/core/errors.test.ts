@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CaptureError, ERROR_CATALOGUE, type ErrorCode } from '../../src/core/errors.js';
-import { toCaptureError } from '../../src/core/to-capture-error.js';
+import { CaptureError, ERROR_CATALOGUE, type ErrorCode } from '../../src/core/errors/catalogue.js';
+import { toCaptureError } from '../../src/core/errors/to-capture-error.js';
 
 const spec = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Pipeline } from '../../src/core/pipeline.js';
 import { createDeadline, bestEffort, sleep } from '../../src/core/deadline.js';
-import { CaptureError } from '../../src/core/errors.js';
+import { CaptureError } from '../../src/core/errors/catalogue.js';
 
 describe('pipeline', () => {
   it('keeps registration order within a phase and prefixes stage names', () => {

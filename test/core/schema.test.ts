@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseCaptureParams, captureParamsJsonSchema, PARAM_NAMES } from '../../src/core/schema.js';
-import { CaptureError } from '../../src/core/errors.js';
+import { parseCaptureParams, captureParamsJsonSchema, PARAM_NAMES } from '../../src/core/schema/capture-params.js';
+import { CaptureError } from '../../src/core/errors/catalogue.js';
 
 const url = 'https://example.com/';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isPublicUnicast } from '../../src/egress/address-policy.js';
 import { checkHost, resolveAllowed, type EgressPolicy } from '../../src/egress/egress-policy.js';
 import type { Resolver } from '../../src/egress/resolver.js';
-import { CaptureError } from '../../src/core/errors.js';
+import { CaptureError } from '../../src/core/errors/catalogue.js';
 
 describe('isPublicUnicast', () => {
   it.each([

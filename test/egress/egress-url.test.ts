@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveAllowed, type EgressPolicy } from '../../src/egress/egress-policy.js';
 import { parseTargetUrl } from '../../src/egress/target-url.js';
-import { CaptureError } from '../../src/core/errors.js';
+import { CaptureError } from '../../src/core/errors/catalogue.js';
 
 function failure(fn: () => unknown): CaptureError {
   try {

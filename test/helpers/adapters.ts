@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import Fastify from 'fastify';
 import Koa from 'koa';
-import { createNodeListener, type CaptureEngine } from '../../src/index.js';
+import { createNodeListener, type CaptureHttp } from '../../src/index.js';
 import { captureMiddleware as expressMiddleware } from '../../adapters/express.js';
 import { capturePlugin } from '../../adapters/fastify.js';
 import { captureMiddleware as koaMiddleware } from '../../adapters/koa.js';
@@ -18,23 +18,23 @@ export interface RunningApp {
 }
 
 /**
- * Mounts the engine in an app that already has routes of its own (`GET /health`, `POST /echo` with
+ * Mounts the HTTP service in an app that already has routes of its own (`GET /health`, `POST /echo` with
  * the framework's usual JSON parsing), as a user would, and listens on 127.0.0.1:0.
  */
-export async function startApp(adapter: AdapterName, engine: CaptureEngine): Promise<RunningApp> {
+export async function startApp(adapter: AdapterName, http: CaptureHttp): Promise<RunningApp> {
   if (adapter === 'fastify') {
     // The harness closes between suites; connections a client kept alive must not hold that up.
     const app = Fastify({ forceCloseConnections: true });
     app.get('/health', async () => 'ok');
     app.post('/echo', async (request) => request.body);
-    await app.register(capturePlugin, { engine });
+    await app.register(capturePlugin, { http });
     await app.listen({ port: 0, host: '127.0.0.1' });
     return { origin: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, close: () => app.close() };
   }
   let server: Server;
   if (adapter === 'koa') {
     const app = new Koa();
-    app.use(koaMiddleware(engine));
+    app.use(koaMiddleware(http));
     app.use(async (ctx, next) => {
       if (ctx.path === '/health') ctx.body = 'ok';
       else if (ctx.path === '/echo' && ctx.method === 'POST') {
@@ -45,7 +45,7 @@ export async function startApp(adapter: AdapterName, engine: CaptureEngine): Pro
     });
     server = createServer(app.callback());
   } else if (adapter === 'node') {
-    const captures = createNodeListener(engine);
+    const captures = createNodeListener(http);
     server = createServer((req, res) => {
       if (req.url === '/health') res.end('ok');
       else if (req.url === '/echo' && req.method === 'POST') req.pipe(res);
@@ -56,7 +56,7 @@ export async function startApp(adapter: AdapterName, engine: CaptureEngine): Pro
     app.use(express.json());
     app.get('/health', (_req, res) => void res.send('ok'));
     app.post('/echo', (req, res) => void res.json(req.body));
-    app.use('/api', expressMiddleware(engine));
+    app.use('/api', expressMiddleware(http));
     server = createServer(app);
   }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

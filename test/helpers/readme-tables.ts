@@ -1,5 +1,5 @@
-import { CaptureParamsSchema, PARAM_NAMES, allowedFor } from '../../src/core/schema.js';
-import { DEFAULT_TIERS, TIER_NAMES } from '../../src/http/access/tiers.js';
+import { CaptureParamsSchema, PARAM_NAMES, allowedFor } from '../../src/core/schema/capture-params.js';
+import { DEFAULT_TIERS, TIER_NAMES } from '../../src/access/tiers.js';
 
 /**
  * The README's generated tables, rendered from the one request schema and the default tiers. The

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPolicy, redisLimiterStore } from '../../src/http/access/index.js';
+import { createPolicy, redisLimiterStore } from '../../src/access/index.js';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 
 /** Several instances share limits through Redis: the counts must be exact across them. */

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { CaptureError } from '../../src/core/errors.js';
+import { CaptureError } from '../../src/core/errors/catalogue.js';
 import { decodeFailure, encodeFailure } from '../../src/jobs/job-data.js';
 import { stateOf } from '../../src/jobs/job-status.js';
 import { webhookSignature } from '../../src/jobs/index.js';

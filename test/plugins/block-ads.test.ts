@@ -1,3 +1,4 @@
+import { createCaptureHttp } from '../../src/index.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -5,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Request } from '@ghostery/adblocker-playwright';
-import { CORPUS, VIEWPORT } from '../fixtures/corpus/manifest.js';
+import { CORPUS, VIEWPORT } from '../../fixtures/corpus/manifest.js';
 import { ADAPTERS, startApp, type RunningApp } from '../helpers/adapters.js';
 import { decode } from '../helpers/pixels.js';
 import { findDefaultLists, loadEngine } from '../../plugins/block-ads/index.js';
@@ -17,7 +18,7 @@ const KEY = 'ce_test_pro_blocking_0123456789abcdef';
 
 let corpus: Corpus;
 beforeAll(async () => {
-  corpus = await openCorpus({ apiKeys: [{ key: KEY, tier: 'PRO' }], tiers: { PRO: { requestsPerMinute: 1000 } } });
+  corpus = await openCorpus();
 });
 afterAll(async () => {
   await corpus?.close();
@@ -63,7 +64,7 @@ describe('block_ads on the corpus', () => {
 describe.each(ADAPTERS)('block_ads and block_cookies over HTTP on %s', (adapter) => {
   let app: RunningApp;
   beforeAll(async () => {
-    app = await startApp(adapter, corpus.engine);
+    app = await startApp(adapter, createCaptureHttp(corpus.engine, { apiKeys: [{ key: KEY, tier: 'PRO' }], tiers: { PRO: { requestsPerMinute: 1000 } } }));
   });
   afterAll(async () => {
     await app?.close();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CORPUS } from '../fixtures/corpus/manifest.js';
+import { CORPUS } from '../../fixtures/corpus/manifest.js';
 import { near } from '../helpers/pixels.js';
 import { colourAt, isBanner, isContent, openCorpus, shoot, type Corpus } from './block-corpus.js';
 

@@ -2,8 +2,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { createTestEngine } from '../helpers/engine.js';
 import { decode, near, type DecodedImage } from '../helpers/pixels.js';
-import { corpusResolver, HOST_RESOLVER_RULES, startCorpusServer, type CorpusServer } from '../fixtures/corpus/server.js';
-import { COLOURS, VIEWPORT, type CorpusPage, type Point } from '../fixtures/corpus/manifest.js';
+import { corpusResolver, HOST_RESOLVER_RULES, startCorpusServer, type CorpusServer } from '../../fixtures/corpus/server.js';
+import { COLOURS, VIEWPORT, type CorpusPage, type Point } from '../../fixtures/corpus/manifest.js';
 import type { CaptureEngine, CaptureEngineOptions, CapturePlugin } from '../../src/index.js';
 
 /** What the page looked like to a script once the capture was taken. */

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CaptureEngine } from '../../src/index.js';
 import { createTestEngine } from '../helpers/engine.js';
 import { decode, near, type DecodedImage } from '../helpers/pixels.js';
-import { startStaticServer, type StaticServer } from '../fixtures/static-server.js';
+import { startStaticServer, type StaticServer } from '../../fixtures/static-server.js';
 
 /**
  * Node's API documentation from Debian's nodejs-doc (fetched by `npm run setup`, never installed):

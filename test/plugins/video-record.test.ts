@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CaptureError } from '../../src/core/errors.js';
+import { CaptureError } from '../../src/core/errors/catalogue.js';
 import { videoSuite, probe, frameAt, videoPath, ffmpegChildren, filesIn, MP4_MAGIC, WEBM_MAGIC } from './video-fixtures.js';
 
 /** `scenario=record` against real Chromium and ffmpeg, and what every video capture shares. */

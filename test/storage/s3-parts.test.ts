@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateMultipartUploadCommand, DeleteObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { s3Storage } from '../../src/storage/s3-storage.js';
 import { serveFile } from '../../src/http/serve-file.js';
-import { CaptureError } from '../../src/core/errors.js';
-import { captureErrors } from '../../src/core/error-factories.js';
+import { CaptureError } from '../../src/core/errors/catalogue.js';
+import { captureErrors } from '../../src/core/errors/factories.js';
 import { startS3rver, type HandledRequest, type TestS3 } from '../helpers/s3rver.js';
 import { closedPort } from '../helpers/ports.js';
 

@@ -46,10 +46,10 @@ beforeAll(async () => {
     },
   };
   const options = { apiKeys: [{ key: KEY, tier: 'PRO' as const }], tiers: { PRO: { requestsPerMinute: 1000 } } };
-  storer = await createTestEngine({ ...options, storage: observed });
-  server = await createTestEngine({ ...options, storage: s3Storage({ ...s3.connection, endpoint: relay.endpoint, bucket: s3.bucket, prefix: PREFIX }) });
-  storerApp = await startApp('node', storer);
-  serverApp = await startApp('node', server);
+  storer = await createTestEngine({ storage: observed });
+  server = await createTestEngine({ storage: s3Storage({ ...s3.connection, endpoint: relay.endpoint, bucket: s3.bucket, prefix: PREFIX }) });
+  storerApp = await startApp('node', createCaptureHttp(storer, options));
+  serverApp = await startApp('node', createCaptureHttp(server, options));
   // The serving engine's files endpoint once more, on a storage that redirects to presigned URLs.
   presigning = s3Storage({ ...s3.connection, bucket: s3.bucket, prefix: PREFIX, presign: true });
   presigningServer = createServer(createNodeListener(createCaptureHttp(server, { storage: presigning })));

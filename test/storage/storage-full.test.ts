@@ -1,3 +1,4 @@
+import { createCaptureHttp } from '../../src/index.js';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -34,8 +35,8 @@ beforeAll(async () => {
         for (let i = 0; i < img.data.length; i++) img.data[i] = (Math.random() * 256) | 0; c.putImageData(img, 0, 0);
       </script></body>`),
   });
-  engine = await createTestEngine({ storageDir: dir, apiKeys: [{ key: KEY, tier: 'PRO' }] });
-  app = await startApp('koa', engine);
+  engine = await createTestEngine({ storageDir: dir });
+  app = await startApp('koa', createCaptureHttp(engine, { apiKeys: [{ key: KEY, tier: 'PRO' }] }));
 });
 afterAll(async () => {
   await app?.close();

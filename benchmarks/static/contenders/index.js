@@ -1,0 +1,51 @@
+// The five contenders of the static benchmark, grouped in units: each unit runs in a worker
+// process of its own (../worker.js); cpu/cpu-breakdown.js runs them too. A job is { url, format: 'png'|'jpg'|'webp', width, height,
+// fullPage, quality }; a capture returns a Buffer.
+//
+// Every contender produces the same pixels: the viewport at device scale factor 1 (or the full
+// page for fullPage), encoded in the requested format at the requested quality.
+
+import fs from 'node:fs';
+import { CHROMIUM_PATH, HEADLESS_SHELL_PATH } from '../../lib/chromium.js';
+import { ENGINE_ENTRY, adapterEntry, missing } from '../../lib/dist.js';
+import { browserlessContender } from './browserless.js';
+import { captureWebsiteContender } from './capture-website.js';
+import { engineUnit } from './engine.js';
+import { floor } from './floor.js';
+
+export const CONTENDER_NAMES = ['floor', 'floor-fast', 'floor-fast-shell', 'library', 'http', 'capture-website', 'browserless'];
+
+/**
+ * Units run in one worker process each: { setup(), capture: { [contender]: (job) => Buffer },
+ * close() }. library and http share one unit (one engine); the others are alone.
+ */
+export const UNITS = {
+  floor: { contenders: ['floor', 'floor-fast'], create: () => floor() },
+  'floor-shell': { contenders: ['floor-fast-shell'], create: () => floor({ executablePath: HEADLESS_SHELL_PATH, suffix: '-shell' }) },
+  engine: { contenders: ['library', 'http'], create: (names) => engineUnit({ withHttp: names.includes('http') }) },
+  'capture-website': { contenders: ['capture-website'], create: () => captureWebsiteContender() },
+  browserless: { contenders: ['browserless'], create: () => browserlessContender() },
+};
+
+export const unitOf = (contender) => Object.keys(UNITS).find((u) => UNITS[u].contenders.includes(contender));
+
+const resolvable = (specifier) => {
+  try {
+    import.meta.resolve(specifier);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Why a contender cannot run here, or null. */
+export function unavailable(name) {
+  if (!fs.existsSync(CHROMIUM_PATH)) return `no Chromium at ${CHROMIUM_PATH} (set CAPTURE_CHROMIUM_PATH)`;
+  if (name === 'floor-fast-shell' && !fs.existsSync(HEADLESS_SHELL_PATH)) return `no headless shell at ${HEADLESS_SHELL_PATH} (apt-get install chromium-headless-shell, or set BENCH_HEADLESS_SHELL_PATH)`;
+  const needs = { floor: 'playwright-core', 'floor-fast': 'playwright-core', 'floor-fast-shell': 'playwright-core', http: 'express', 'capture-website': 'capture-website', browserless: 'browserless' }[name];
+  if (needs && !resolvable(needs)) {
+    return `package ${needs} not installed: run \`npm install\` in ${needs === 'capture-website' || needs === 'browserless' ? 'benchmarks/' : 'the repository root'}`;
+  }
+  if (name === 'library' || name === 'http') return missing(ENGINE_ENTRY) ?? (name === 'http' ? missing(adapterEntry('express')) : null);
+  return null;
+}

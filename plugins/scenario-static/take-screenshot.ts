@@ -1,0 +1,103 @@
+import type { CDPSession } from 'playwright-core';
+import sharp, { type OverlayOptions } from 'sharp';
+import type { CaptureContext, ImageArtifact } from '../../src/core/plugin-api.js';
+import type { CaptureParams } from '../../src/core/schema/capture-params.js';
+import { shootUnlessBlank } from './blank-shot.js';
+import { ELEMENT_GRACE_MS, visible } from '../shared/visible-element.js';
+
+type CdpFormat = 'png' | 'jpeg' | 'webp';
+/** Largest side each encoder accepts (libjpeg: 65,500; WebP: 16,383); past them encoders fail or return an empty image. */
+const MAX_SIDE: Record<CdpFormat, number> = { png: 1 << 30, jpeg: 65_500, webp: 16_383 };
+/** Tallest single screenshot (in output pixels) Chromium renders reliably; taller pages are taken in tiles. */
+const MAX_TILE = 16_384;
+const TILE = 8_192;
+const TO_CDP: Record<string, CdpFormat> = { png: 'png', jpg: 'jpeg', webp: 'webp' };
+
+/** A rectangle of the page in CSS px. */
+interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** Output pixels per CSS pixel. */
+export function scaleOf(params: CaptureParams): number {
+  return params.device_scale_factor ?? 1;
+}
+
+function encodingFor(ctx: CaptureContext): { format: CdpFormat; quality?: number } {
+  const format = TO_CDP[ctx.params.format] ?? 'png';
+  return format === 'png' ? { format } : { format, quality: ctx.params.quality };
+}
+
+/** A screenshot from Chromium's own encoder; with a clip, of that part of the page, rendered beyond the viewport. */
+async function shoot(cdp: CDPSession, encoding: { format: CdpFormat; quality?: number }, clip?: Rect): Promise<Buffer> {
+  const { data } = await cdp.send('Page.captureScreenshot', {
+    ...encoding,
+    optimizeForSpeed: true,
+    ...(clip ? { clip: { ...clip, scale: 1 }, captureBeyondViewport: true } : {}),
+  });
+  return Buffer.from(data, 'base64');
+}
+
+export async function viewport(ctx: CaptureContext): Promise<ImageArtifact> {
+  const encoding = encodingFor(ctx);
+  const data = await shootUnlessBlank(ctx.page, () => shoot(ctx.cdp, encoding));
+  if (data.length === 0) throw new Error('Chromium returned an empty screenshot');
+  const scale = scaleOf(ctx.params);
+  return { kind: 'image', data, encoding: encoding.format, width: Math.round(ctx.params.viewport_width * scale), height: Math.round(ctx.params.viewport_height * scale) };
+}
+
+/** `selector` (the element's box, scrolled into view) or `clip_*` (a rectangle of the page). */
+export async function region(ctx: CaptureContext): Promise<ImageArtifact> {
+  const { params } = ctx;
+  let rect: Rect;
+  if (params.selector !== undefined) {
+    const element = await visible(ctx, 'selector', params.selector, ELEMENT_GRACE_MS);
+    await element.scrollIntoViewIfNeeded({ timeout: Math.max(1, ctx.remaining()) });
+    rect = await element.evaluate((node) => {
+      const box = node.getBoundingClientRect();
+      const left = Math.floor(box.left + window.scrollX);
+      const top = Math.floor(box.top + window.scrollY);
+      return { x: left, y: top, width: Math.ceil(box.right + window.scrollX) - left, height: Math.ceil(box.bottom + window.scrollY) - top };
+    });
+  } else {
+    rect = { x: params.clip_x as number, y: params.clip_y as number, width: params.clip_width as number, height: params.clip_height as number };
+  }
+  const encoding = encodingFor(ctx);
+  const data = await shoot(ctx.cdp, encoding, rect);
+  if (data.length === 0) throw new Error('Chromium returned an empty screenshot');
+  const scale = scaleOf(params);
+  return { kind: 'image', data, encoding: encoding.format, width: Math.round(rect.width * scale), height: Math.round(rect.height * scale) };
+}
+
+export async function fullPage(ctx: CaptureContext, maxHeight: number): Promise<ImageArtifact> {
+  const { cdp, params } = ctx;
+  const scale = scaleOf(params);
+  const width = params.viewport_width;
+  const { cssContentSize } = await cdp.send('Page.getLayoutMetrics');
+  const pageHeight = Math.max(params.viewport_height, Math.ceil(cssContentSize.height));
+  const wanted = encodingFor(ctx);
+  const height = Math.min(pageHeight, maxHeight, Math.floor(MAX_SIDE[wanted.format] / scale));
+  const clippedFrom = height < pageHeight ? pageHeight : undefined;
+  const out = { width: Math.round(width * scale), height: Math.round(height * scale) };
+
+  if (out.height <= MAX_TILE) {
+    const data = await shootUnlessBlank(ctx.page, () => shoot(cdp, wanted, { x: 0, y: 0, width, height }));
+    if (data.length > 0) return { kind: 'image', data, encoding: wanted.format, ...out, clippedFrom };
+  }
+  // Too tall for one render (or the encoder gave up): raw tiles stitched by sharp.
+  const tile = Math.floor(TILE / scale);
+  const tiles: OverlayOptions[] = [];
+  for (let y = 0; y < height; y += tile) {
+    const input = await shoot(cdp, { format: 'png' }, { x: 0, y, width, height: Math.min(tile, height - y) });
+    tiles.push({ input, top: Math.round(y * scale), left: 0 });
+  }
+  const background = params.omit_background ? { r: 0, g: 0, b: 0, alpha: 0 } : '#ffffff';
+  const data = await sharp({ create: { ...out, channels: 4, background }, limitInputPixels: false })
+    .composite(tiles)
+    .png({ compressionLevel: 3 })
+    .toBuffer();
+  return { kind: 'image', data, encoding: 'png', ...out, clippedFrom };
+}

@@ -1,0 +1,65 @@
+import { hash, randomBytes } from 'node:crypto';
+import type { TierName } from '../tiers.js';
+
+/** One key as every store keeps it: never the key itself, only its SHA-256. */
+export interface ApiKey {
+  /**
+   * Stable, non-secret id, for quotas, logs and the `keys` commands: the public prefix of a key the
+   * service made (`ce_<8 characters>`), or `key_` and part of the digest for one the operator chose.
+   */
+  id: string;
+  /** SHA-256 of the whole key, hex. */
+  digest: string;
+  tier: TierName;
+  name?: string;
+  /** ISO time. */
+  created: string;
+  /** ISO time; a revoked key is still found, so its caller hears why it is refused. */
+  revoked?: string;
+}
+
+/** What the HTTP service needs of a key store. */
+export interface KeyStore {
+  /** The key presented, or undefined when unknown. Revoked keys are returned too. */
+  lookup(key: string): Promise<ApiKey | undefined>;
+}
+
+/** A key store whose keys are made, listed, revoked and re-tiered while the service runs. */
+export interface ManagedKeyStore extends KeyStore {
+  /** Makes a key; the plain key is returned once and kept nowhere. */
+  create(tier: TierName, name?: string): Promise<{ key: string; record: ApiKey }>;
+  list(): Promise<ApiKey[]>;
+  /** False when no key has this id. */
+  revoke(id: string): Promise<boolean>;
+  setTier(id: string, tier: TierName): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** Keys longer than this are refused before hashing, so a huge header costs nothing. */
+export const MAX_KEY_LENGTH = 256;
+
+function digestOf(key: string): string {
+  return hash('sha256', key, 'hex');
+}
+
+/** The digest to look a presented key up by, or undefined for one no store could hold. */
+export function lookupDigest(key: string): string | undefined {
+  return key.length === 0 || key.length > MAX_KEY_LENGTH ? undefined : digestOf(key);
+}
+
+/** `ce_<id>_<secret>`: 48 random bits of public prefix, 256 of secret. */
+export function newKey(): { key: string; id: string; digest: string } {
+  const id = `ce_${randomBytes(6).toString('base64url')}`;
+  const key = `${id}_${randomBytes(32).toString('base64url')}`;
+  return { key, id, digest: digestOf(key) };
+}
+
+/**
+ * A key the operator chose (`CAPTURE_API_KEYS`, the `apiKeys` option). Its id derives from its
+ * digest, so it names the same account on every start and every instance.
+ */
+export function operatorKey(key: string, tier: TierName, name?: string): ApiKey {
+  if (key.length === 0 || key.length > MAX_KEY_LENGTH) throw new Error(`API keys must be 1..${MAX_KEY_LENGTH} characters`);
+  const digest = digestOf(key);
+  return { id: `key_${Buffer.from(digest.slice(0, 18), 'hex').toString('base64url')}`, digest, tier, created: new Date().toISOString(), ...(name ? { name } : {}) };
+}

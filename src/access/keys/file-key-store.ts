@@ -1,0 +1,66 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync, unwatchFile, watchFile, type Stats } from 'node:fs';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { isTierName } from '../tiers.js';
+import type { ApiKey, ManagedKeyStore } from './api-key.js';
+import { fromStored, managedKeyStore } from './managed-key-store.js';
+
+/** How often a running service looks at the file: a revocation takes effect within this. */
+const WATCH_INTERVAL_MS = 250;
+
+/**
+ * Keys in a JSON file (`CAPTURE_KEYS_FILE`): SHA-256 digests, ids, names, tiers, times. Writes
+ * go to a temporary file renamed over the old one, so a reader never sees half a file; a running
+ * service re-reads the file when it changes (the CLI changes it).
+ */
+export function createFileKeyStore(file: string): ManagedKeyStore {
+  let byDigest = index(readKeys(file));
+  const reload = (current: Stats, previous: Stats): void => {
+    if (current.mtimeMs === previous.mtimeMs && current.size === previous.size) return;
+    try {
+      byDigest = index(readKeys(file));
+    } catch {
+      // A file being replaced is read again on the next change; the last good keys stay.
+    }
+  };
+  watchFile(file, { interval: WATCH_INTERVAL_MS, persistent: false }, reload);
+
+  const save = async (next: ApiKey[]): Promise<void> => {
+    await mkdir(path.dirname(file), { recursive: true });
+    const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+    await writeFile(temporary, `${JSON.stringify({ version: 2, keys: next }, null, 2)}\n`, { mode: 0o600 });
+    await rename(temporary, file);
+    byDigest = index(next);
+  };
+  return managedKeyStore({
+    byDigest: async (digest) => byDigest.get(digest),
+    byId: async (id) => readKeys(file).find((key) => key.id === id),
+    async put(key) {
+      const current = readKeys(file);
+      const known = current.some((entry) => entry.id === key.id);
+      await save(known ? current.map((entry) => (entry.id === key.id ? key : entry)) : [...current, key]);
+    },
+    all: async () => readKeys(file),
+    async close() {
+      unwatchFile(file, reload);
+    },
+  });
+}
+
+function readKeys(file: string): ApiKey[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const parsed = JSON.parse(text) as { keys?: unknown };
+  if (!Array.isArray(parsed.keys)) throw new Error(`${file}: not a key file (no "keys" list)`);
+  return parsed.keys.map(fromStored).filter((key): key is ApiKey => key !== undefined && isTierName(key.tier));
+}
+
+function index(keys: readonly ApiKey[]): Map<string, ApiKey> {
+  return new Map(keys.map((key) => [key.digest, key]));
+}

@@ -1,0 +1,107 @@
+import { CaptureError } from '../core/errors/catalogue.js';
+import { parseCaptureParams, type CaptureParams } from '../core/schema/capture-params.js';
+import { FORMATS, isVideoFormat, type CaptureFormat } from '../core/schema/formats.js';
+
+export const TIER_NAMES = ['FREE', 'BASIC', 'PRO', 'ENTERPRISE'] as const;
+export type TierName = (typeof TIER_NAMES)[number];
+
+export interface TierLimits {
+  /** Requests per minute (every request with a valid key counts). */
+  requestsPerMinute: number;
+  /** Successful captures per calendar month (UTC). */
+  monthlyQuota: number;
+  /** Longest video in seconds. */
+  maxDuration: number;
+  /** Whether latitude/longitude may be set. */
+  geolocation: boolean;
+  /** Tallest full-page image in px: the default of `full_page_max_height` and its largest value. */
+  maxFullPageHeight: number;
+  /** Whether `scripts` (the caller's JavaScript in the page) may be set. */
+  scripts: boolean;
+  /** Largest `device_scale_factor` (1..3); each step up multiplies the pixels rendered and encoded. */
+  maxDeviceScaleFactor: number;
+  /** Output formats allowed (pdf and gif cost the most CPU). */
+  formats: readonly CaptureFormat[];
+}
+
+const ALL_FORMATS = Object.freeze(Object.keys(FORMATS) as CaptureFormat[]);
+/** The expensive options, open to every tier unless the `tiers` option closes them. */
+const EXPENSIVE_ALLOWED = { scripts: true, maxDeviceScaleFactor: 3, formats: ALL_FORMATS } as const;
+
+/** The README's tier table; every number can be overridden with the `tiers` option. */
+export const DEFAULT_TIERS: Readonly<Record<TierName, TierLimits>> = Object.freeze({
+  FREE: { requestsPerMinute: 20, monthlyQuota: 100, maxDuration: 10, geolocation: false, maxFullPageHeight: 32_000, ...EXPENSIVE_ALLOWED },
+  BASIC: { requestsPerMinute: 40, monthlyQuota: 2_000, maxDuration: 30, geolocation: false, maxFullPageHeight: 64_000, ...EXPENSIVE_ALLOWED },
+  PRO: { requestsPerMinute: 80, monthlyQuota: 10_000, maxDuration: 300, geolocation: true, maxFullPageHeight: 150_000, ...EXPENSIVE_ALLOWED },
+  ENTERPRISE: { requestsPerMinute: 150, monthlyQuota: 100_000, maxDuration: 1800, geolocation: true, maxFullPageHeight: 300_000, ...EXPENSIVE_ALLOWED },
+});
+
+export type Tiers = Readonly<Record<TierName, TierLimits>>;
+
+export function resolveTiers(overrides: Partial<Record<TierName, Partial<TierLimits>>> = {}): Tiers {
+  return Object.freeze(
+    Object.fromEntries(TIER_NAMES.map((name) => [name, Object.freeze({ ...DEFAULT_TIERS[name], ...overrides[name] })])) as Record<TierName, TierLimits>,
+  );
+}
+
+export function isTierName(value: string): value is TierName {
+  return (TIER_NAMES as readonly string[]).includes(value);
+}
+
+/** The cheapest tier that allows `allows`, for the `required` detail of TIER_RESTRICTED. */
+function cheapestTier(tiers: Tiers, allows: (limits: TierLimits) => boolean): TierName | undefined {
+  return TIER_NAMES.find((name) => allows(tiers[name]));
+}
+
+/**
+ * The parameters as the caller's tier allows them: what it does not include is refused
+ * (geolocation below PRO, videos longer or full pages taller than allowed), and the tier's
+ * full-page height becomes the default.
+ */
+export function applyTier(params: CaptureParams, tier: TierName, tiers: Tiers): CaptureParams {
+  checkTierGates(params, tier, tiers);
+  if (params.full_page_max_height !== undefined) return params;
+  return parseCaptureParams({ ...params, full_page_max_height: tiers[tier].maxFullPageHeight });
+}
+
+/** Refuses what the caller's tier does not include. */
+export function checkTierGates(params: CaptureParams, tier: TierName, tiers: Tiers): void {
+  const limits = tiers[tier];
+  if (params.latitude !== undefined && !limits.geolocation) {
+    throw new CaptureError('TIER_RESTRICTED', `Geolocation is not available on the ${tier} tier`, {
+      details: { param: 'latitude', tier, required: cheapestTier(tiers, (t) => t.geolocation) ?? 'PRO' },
+    });
+  }
+  if (isVideoFormat(params.format) && params.duration > limits.maxDuration) {
+    throw new CaptureError('TIER_RESTRICTED', `duration ${params.duration} s exceeds the ${tier} tier maximum of ${limits.maxDuration} s`, {
+      details: {
+        param: 'duration',
+        tier,
+        required: cheapestTier(tiers, (t) => t.maxDuration >= params.duration) ?? 'ENTERPRISE',
+        max: limits.maxDuration,
+      },
+    });
+  }
+  if (!limits.formats.includes(params.format)) {
+    throw new CaptureError('TIER_RESTRICTED', `format ${params.format} is not available on the ${tier} tier`, {
+      details: { param: 'format', tier, required: cheapestTier(tiers, (t) => t.formats.includes(params.format)) ?? 'ENTERPRISE' },
+    });
+  }
+  if (params.scripts !== undefined && !limits.scripts) {
+    throw new CaptureError('TIER_RESTRICTED', `scripts are not available on the ${tier} tier`, {
+      details: { param: 'scripts', tier, required: cheapestTier(tiers, (t) => t.scripts) ?? 'ENTERPRISE' },
+    });
+  }
+  const scale = params.device_scale_factor ?? 1;
+  if (scale > limits.maxDeviceScaleFactor) {
+    throw new CaptureError('TIER_RESTRICTED', `device_scale_factor ${scale} exceeds the ${tier} tier maximum of ${limits.maxDeviceScaleFactor}`, {
+      details: { param: 'device_scale_factor', tier, required: cheapestTier(tiers, (t) => t.maxDeviceScaleFactor >= scale) ?? 'ENTERPRISE', max: limits.maxDeviceScaleFactor },
+    });
+  }
+  const height = params.full_page_max_height;
+  if (height !== undefined && height > limits.maxFullPageHeight) {
+    throw new CaptureError('TIER_RESTRICTED', `full_page_max_height ${height} px exceeds the ${tier} tier maximum of ${limits.maxFullPageHeight} px`, {
+      details: { param: 'full_page_max_height', tier, required: cheapestTier(tiers, (t) => t.maxFullPageHeight >= height) ?? 'ENTERPRISE', max: limits.maxFullPageHeight },
+    });
+  }
+}

@@ -1,0 +1,86 @@
+import type { CapturePlugin } from './core/plugin-api.js';
+import type { CaptureStorage } from './core/storage.js';
+import type { Logger } from './core/logger.js';
+import type { CaptureObserver } from './core/ports.js';
+import type { Resolver } from './egress/resolver.js';
+import type { BlockAdsOptions, BlockCookiesOptions } from '../plugins/index.js';
+
+/**
+ * Every option of `createCaptureEngine`. All are optional; defaults live in `DEFAULTS`
+ * (src/core/defaults.ts). The HTTP service's options (keys, tiers, limits, routes) go to
+ * `createCaptureHttp(engine, options)`.
+ */
+export interface CaptureEngineOptions {
+  /** Chromium executable. @default option → `CAPTURE_CHROMIUM_PATH` → Debian's headless shell → Playwright's Chromium → `/usr/bin/chromium` */
+  executablePath?: string;
+  /** Extra Chromium flags. @default [] */
+  browserArgs?: string[];
+  /** Use a remote browser instead of launching one. @example 'ws://browsers.internal:3000/playwright' */
+  connectEndpoint?: string;
+  /** Captures running at once. @default 2 × the machine's cores */
+  concurrency?: number;
+  /** Captures waiting before new ones get `503 SERVICE_BUSY`. @default 32 */
+  maxQueue?: number;
+  /** Browser contexts opened ahead of time. @default concurrency */
+  warmContexts?: number;
+  /** Relaunch Chromium after this many captures (0 = never). @default 1000 */
+  recycleAfter?: number;
+  /**
+   * Run Chromium as this user (name or uid), with its sandbox on. Only as root, where it is the
+   * default: Chromium cannot sandbox itself as root. @default `CAPTURE_BROWSER_USER`, else `capture-browser` (made by `npm run setup`), else `nobody`
+   */
+  browserUser?: string;
+  /** Chromium's own sandbox (seccomp, namespaces). Turn it off only where the platform cannot run it. @default true (`CAPTURE_BROWSER_SANDBOX=false` turns it off) */
+  sandbox?: boolean;
+  /** A renderer holding more resident memory (MB) is killed and its capture fails; V8's heap per renderer is capped at half. @default 2048 */
+  rendererMemoryMb?: number;
+  /** A browser whose processes hold more memory (MB) is recycled once its running captures end. @default 4096 */
+  browserMemoryMb?: number;
+  /**
+   * For single-tenant deployments: keep a capture's browser context for the next capture of the
+   * same account (`reuseKey`), cleared in between, instead of a fresh context each time. Off by
+   * default: a kept context shares its HTTP cache and its tab's history between the account's
+   * captures (README, "Reusing contexts"). `true` takes the defaults.
+   * @default false
+   */
+  contextReuse?: boolean | { maxUses?: number; idleMs?: number };
+  /** Time budget of a still capture in ms; videos get `duration × 2 s` on top. @default 30000 */
+  timeoutMs?: number;
+  /** Video frame rate. @default 30 */
+  fps?: number;
+  /** Tallest full-page image in px; taller pages are cut there and flagged. @default what `maxFullPageBytes` allows at the width */
+  maxFullPageHeight?: number;
+  /** Memory one full-page image may take while it is stitched (raw RGBA). @default 1 GiB */
+  maxFullPageBytes?: number;
+  /** Allow targets on private, loopback and link-local networks (tests, intranets). @default false */
+  allowPrivateNetworks?: boolean;
+  /** DNS resolver used by the egress guard. @default the system resolver */
+  resolver?: Resolver;
+  /**
+   * Allows chosen non-public addresses without opening all private networks (an intranet host,
+   * a test fixture). @example (address, port) => address === '10.0.0.5' && port === 443
+   */
+  allowAddress?: (address: string, port: number) => boolean;
+  /** Plugins added after the built-in ones. @default [] */
+  plugins?: CapturePlugin[];
+  /** Where `response_type=json` stores files. @default filesystem storage in `storageDir` */
+  storage?: CaptureStorage;
+  /** Directory of the default filesystem storage. @default `<tmpdir>/capture-engine/files` */
+  storageDir?: string;
+  /** The URL `capture()` reports for a stored file. @default `/api/files/<key>`, where the HTTP service serves it under its default `basePath` */
+  fileUrl?: (key: string) => string;
+  /** Lifetime of stored files in ms. @default 86400000 (24 h) */
+  fileLifetimeMs?: number;
+  /** Directory for temporary files (videos being encoded). @default `<tmpdir>/capture-engine` */
+  tempDir?: string;
+  /** ffmpeg executable. @default option → `CAPTURE_FFMPEG_PATH` → `ffmpeg-static` → system `ffmpeg` */
+  ffmpegPath?: string;
+  /** Where log lines go: a pino logger (an app's, `fastify.log`) fits as it is. Keys are never logged. @default JSON lines on stderr */
+  log?: Logger;
+  /** `block_ads`: filter lists (files or URLs), prebuilt engine, cache. @default EasyList + EasyPrivacy from Debian's webext-ublock-origin-chromium, cached in `<tempDir>/adblock` */
+  adBlocking?: BlockAdsOptions;
+  /** `block_cookies`: how long to wait for autoconsent, extra CMP selectors. @default see BlockCookiesOptions */
+  cookieBanners?: BlockCookiesOptions;
+  /** Told how long each phase of each capture took, e.g. `createCaptureMetrics().engineObserver`. */
+  observer?: CaptureObserver;
+}

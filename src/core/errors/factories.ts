@@ -1,0 +1,55 @@
+import { CaptureError, type ErrorDetails } from './catalogue.js';
+
+/**
+ * The errors several layers raise, each built in one place so its message, details and headers
+ * stay the same wherever it comes from. Codes and statuses live in the catalogue (errors.ts).
+ */
+export const captureErrors = {
+  /** New work while the engine closes: running captures finish, new ones are told to come back. */
+  shuttingDown: () => new CaptureError('SERVICE_BUSY', 'The engine is shutting down', { headers: { 'Retry-After': '5' } }),
+
+  queueFull: (retryAfterSeconds: number) =>
+    new CaptureError('SERVICE_BUSY', 'Capture queue is full, retry shortly', { headers: { 'Retry-After': String(retryAfterSeconds) } }),
+
+  invalidParameter: (param: string, message: string, allowed: string, details: ErrorDetails = {}) =>
+    new CaptureError('INVALID_PARAMETER', message, { details: { param, allowed, ...details } }),
+
+  urlNotAllowed: (url: string, message = 'The page led to an address that is not allowed') =>
+    new CaptureError('URL_NOT_ALLOWED', message, { details: { url } }),
+
+  dnsFailed: (hostname: string) => new CaptureError('CAPTURE_FAILED', `Could not resolve ${hostname}`, { details: { reason: 'dns' } }),
+
+  /** The page or a step of the capture failed; `reason` is a short machine-readable word. */
+  captureFailed: (reason: string, message: string, cause?: unknown) => new CaptureError('CAPTURE_FAILED', message, { details: { reason }, cause }),
+
+  timedOut: (budgetMs?: number, cause?: unknown) =>
+    new CaptureError('CAPTURE_TIMEOUT', budgetMs === undefined ? 'Capture exceeded its time budget' : `Capture exceeded its time budget of ${budgetMs} ms`, { cause }),
+
+  clientGone: () => new CaptureError('CAPTURE_FAILED', 'Capture aborted: the client went away', { details: { reason: 'aborted' } }),
+
+  /** The file storage cannot be reached or fails (refused, timed out, 5xx): nothing was stored or served. */
+  storageUnavailable: (cause?: unknown, retryAfterSeconds = 5) =>
+    new CaptureError('SERVICE_BUSY', 'File storage is unavailable, retry shortly', {
+      details: { reason: 'storage_unavailable' },
+      headers: { 'Retry-After': String(retryAfterSeconds) },
+      cause,
+    }),
+
+  /** The job queue (Redis) cannot take or report an asynchronous capture. */
+  queueUnavailable: (cause?: unknown, retryAfterSeconds = 5) =>
+    new CaptureError('SERVICE_BUSY', 'The capture queue is unavailable, retry shortly', {
+      details: { reason: 'queue_unavailable' },
+      headers: { 'Retry-After': String(retryAfterSeconds) },
+      cause,
+    }),
+
+  /** `fail_on_http_error`: the main document answered with an error status. */
+  httpStatus: (status: number) =>
+    new CaptureError('CAPTURE_FAILED', `The page answered HTTP ${status}`, { details: { reason: 'http_status', status } }),
+
+  /** A selector the page never matched (or never showed) within the capture's budget. */
+  elementNotFound: (param: string, selector: string) =>
+    new CaptureError('ELEMENT_NOT_FOUND', `No visible element matches ${param} '${selector}'`, { details: { param, selector } }),
+
+  internal: (message: string, cause?: unknown) => new CaptureError('INTERNAL_ERROR', message, { cause }),
+};

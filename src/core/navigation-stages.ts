@@ -1,0 +1,79 @@
+import type { CapturePlugin, CaptureContext } from './plugin-api.js';
+import type { EgressGuard } from './ports.js';
+import { captureErrors } from './errors/factories.js';
+import { trackInflight } from './network-idle.js';
+import { abortable } from './deadline.js';
+import { toCaptureError } from './errors/to-capture-error.js';
+import type { CaptureError } from './errors/catalogue.js';
+import type { Request, Response } from 'playwright-core';
+
+/** Quiet time that makes the network count as idle, as in Puppeteer. */
+const NETWORK_IDLE_MS = 500;
+
+/** The stages every capture needs: viewport and navigation (the target was checked before). */
+export function corePlugin(egress: EgressGuard): CapturePlugin {
+  return {
+    name: 'core',
+    stages: [
+      {
+        name: 'viewport',
+        phase: 'prepare',
+        run: async ({ page, params }) => {
+          const current = page.viewportSize();
+          if (current?.width !== params.viewport_width || current.height !== params.viewport_height) {
+            await page.setViewportSize({ width: params.viewport_width, height: params.viewport_height });
+          }
+        },
+      },
+      { name: 'goto', phase: 'navigate', run: (ctx) => navigate(ctx, egress) },
+    ],
+  };
+}
+
+async function navigate(ctx: CaptureContext, egress: EgressGuard): Promise<void> {
+  const { page, params } = ctx;
+  const session = ctx.state.get('egress');
+  // Every main-frame hop (redirects included): a refused hop is the caller's URL_NOT_ALLOWED.
+  const hops = [params.url];
+  const isMainNavigation = (request: Request): boolean => request.isNavigationRequest() && request.frame() === page.mainFrame();
+  const onRequest = (request: Request): void => {
+    if (isMainNavigation(request)) hops.push(request.url());
+  };
+  // A redirect to file:, ftp: or any other scheme never becomes a request Chromium reports (it
+  // aborts the navigation, often as a bare ERR_ABORTED): read it from the redirect itself.
+  let leftTheWeb: string | undefined;
+  const onResponse = (response: Response): void => {
+    const location = response.status() >= 300 && response.status() < 400 ? response.headers().location : undefined;
+    if (location === undefined || !isMainNavigation(response.request())) return;
+    const target = URL.canParse(location, response.url()) ? new URL(location, response.url()) : undefined;
+    if (target && target.protocol !== 'http:' && target.protocol !== 'https:') leftTheWeb = target.href;
+  };
+  const refusal = (): CaptureError | undefined => {
+    if (leftTheWeb !== undefined) return captureErrors.urlNotAllowed(leftTheWeb, 'The page redirected to a URL that is not http or https');
+    for (const url of [...hops].reverse()) {
+      const failure = egress.failureFor(session, url);
+      if (failure === 'refused') return captureErrors.urlNotAllowed(url);
+      if (failure === 'dns') return captureErrors.dnsFailed(new URL(url).hostname);
+    }
+    return undefined;
+  };
+  const idleLimit = params.wait_until === 'networkidle0' ? 0 : params.wait_until === 'networkidle2' ? 2 : undefined;
+  const tracker = idleLimit === undefined ? undefined : trackInflight(page);
+  page.on('request', onRequest);
+  page.on('response', onResponse);
+  try {
+    const waitUntil = params.wait_until === 'load' ? 'load' : 'domcontentloaded';
+    const response = await abortable(page.goto(params.url, { waitUntil, timeout: 0 }), ctx.signal).catch((error: unknown) => {
+      throw refusal() ?? toCaptureError(error, { url: hops.at(-1) });
+    });
+    const refused = refusal();
+    if (refused) throw refused;
+    ctx.response = response ? { status: response.status(), url: response.url() } : null;
+    if (params.fail_on_http_error && ctx.response && ctx.response.status >= 400) throw captureErrors.httpStatus(ctx.response.status);
+    if (tracker && idleLimit !== undefined) await tracker.waitForIdle(idleLimit, NETWORK_IDLE_MS, ctx.signal);
+  } finally {
+    page.off('request', onRequest);
+    page.off('response', onResponse);
+    tracker?.detach();
+  }
+}

@@ -1,0 +1,126 @@
+import type { BrowserContext, CDPSession, Page } from 'playwright-core';
+import type { CaptureParams } from './schema/capture-params.js';
+import type { Logger } from './logger.js';
+
+/**
+ * The fixed phases of a capture, in order. Plugins add stages to them; the engine owns the order.
+ * Between `settle` and `capture` the engine applies `delay`, so it always follows blocking and hiding.
+ */
+export const PHASES = ['prepare', 'navigate', 'settle', 'capture', 'encode', 'store'] as const;
+export type Phase = (typeof PHASES)[number];
+
+/** A still image produced by the capture phase, already encoded by Chromium or by the scenario. */
+export interface ImageArtifact {
+  kind: 'image';
+  data: Buffer;
+  /** The encoding of `data`; the encode phase converts it to the requested format when they differ. */
+  encoding: 'png' | 'jpeg' | 'webp';
+  width: number;
+  height: number;
+  /** Set when a full page was taller than the output allows and was cut at `height`. */
+  clippedFrom?: number;
+}
+
+/**
+ * Video frames produced lazily by the capture phase and consumed by the encode phase, so frames are
+ * rendered only as fast as the encoder takes them and never all held in memory.
+ */
+export interface FrameStream {
+  kind: 'frames';
+  fps: number;
+  width: number;
+  height: number;
+  /** Exactly this many frames are yielded: duration × fps. */
+  frameCount: number;
+  /** Encoding of every frame. */
+  encoding: 'jpeg' | 'png';
+  frames: AsyncIterable<Buffer>;
+}
+
+/** The finished file of a capture: in memory (images) or a temporary file (videos). */
+export interface EncodedOutput {
+  /** Its content type and extension are those of `FORMATS[format]`. */
+  format: CaptureParams['format'];
+  size: number;
+  data?: Buffer;
+  /** A temporary file owned by the capture; removed when the result is disposed. */
+  path?: string;
+  width?: number;
+  height?: number;
+  clippedFrom?: number;
+}
+
+/** `metadata=true`: what the page says about itself. */
+export interface PageMetadata {
+  title: string;
+  final_url: string;
+  status: number | null;
+  description: string | null;
+  og_image: string | null;
+}
+
+/** One state object per capture, handed to every stage. */
+export interface CaptureContext {
+  readonly id: string;
+  readonly params: CaptureParams;
+  /** Aborts on the capture's deadline or a client disconnect; pass it to every wait. */
+  readonly signal: AbortSignal;
+  /** Milliseconds left in the capture's budget. */
+  remaining(): number;
+  /** A best-effort step's time: `wantedMs`, but at most a share of what is left (see `Deadline.share`). */
+  budget(wantedMs: number): number;
+  readonly browserContext: BrowserContext;
+  readonly page: Page;
+  /** A CDP session on `page` (raw screenshots, screencasts); closed with the context. */
+  readonly cdp: CDPSession;
+  /** Response of the main document, once navigated (null for about:blank and the like). */
+  response?: { status: number; url: string } | null;
+  captured?: ImageArtifact | FrameStream;
+  output?: EncodedOutput;
+  /** What the page says about itself, when `metadata` was asked for. */
+  metadata?: PageMetadata;
+  /** The stored file's key and where it is served, when `store` ran. */
+  stored?: { key: string; url: string };
+  /** Free-form state plugins share with each other, keyed by plugin name. */
+  readonly state: Map<string, unknown>;
+  /** Registers a cleanup; cleanups run in reverse order when the capture ends, whatever happened. */
+  defer(cleanup: () => unknown): void;
+  /** Logs without failing the capture (warnings a plugin wants an operator to see). */
+  warn(message: string, error?: unknown): void;
+}
+
+export interface Stage {
+  /** Unique within the plugin; shown in logs and errors. */
+  name: string;
+  phase: Phase;
+  /** Per-request switch (e.g. `block_ads`). Stages of disabled plugins are never registered at all. */
+  when?: (params: CaptureParams) => boolean;
+  run(ctx: CaptureContext): Promise<void> | void;
+}
+
+/** The options plugins may read while they set themselves up (`PluginHost.options`). */
+export interface ResolvedCoreOptions {
+  readonly timeoutMs: number;
+  readonly fps: number;
+  readonly tempDir: string;
+  readonly log: Logger;
+}
+
+/** Engine facilities a plugin may use while it sets itself up. */
+export interface PluginHost {
+  readonly options: ResolvedCoreOptions;
+  readonly log: Logger;
+}
+
+export interface CapturePlugin {
+  /** Unique name; `dependencies` refer to it. */
+  name: string;
+  /** Plugins that must be registered before this one (checked at `use()`). */
+  dependencies?: string[];
+  stages?: Stage[];
+  /** Called once when the plugin is registered (load heavy engines lazily here or on first use). */
+  setup?(host: PluginHost): Promise<void> | void;
+  /** Called once when the engine closes. */
+  close?(): Promise<void> | void;
+}
+

@@ -1,0 +1,117 @@
+import type { TSchema } from 'typebox';
+import { Value } from 'typebox/value';
+import { CaptureError } from '../errors/catalogue.js';
+import { captureErrors } from '../errors/factories.js';
+import { ALLOWED_TEXT, PAGE_OPTION_CHECKS, PAGE_OPTION_READERS } from './page-option-params.js';
+import { applyImpliedDefaults, checkCombinations } from './parameter-rules.js';
+import { CaptureParamsSchema, PARAM_NAMES, type CaptureParams } from './capture-schema.js';
+
+export { CaptureParamsSchema, PARAM_NAMES, PDF_PAPER_INCHES, WAIT_UNTIL, type CaptureParams, type CaptureInput } from './capture-schema.js';
+
+interface PropertySchema {
+  type?: string;
+  enum?: readonly string[];
+  minimum?: number;
+  maximum?: number;
+  maxLength?: number;
+  default?: unknown;
+}
+
+const INTEGER = /^-?\d+$/;
+const NUMBER = /^-?(?:\d+\.?\d*|\.\d+)$/;
+
+/** What is allowed for a parameter, in words, straight from the schema. */
+export function allowedFor(name: keyof CaptureParams): string {
+  const schema = CaptureParamsSchema.properties[name] as PropertySchema;
+  if (name === 'url') return 'http or https URL of at most 8192 characters';
+  const text = ALLOWED_TEXT[name as keyof typeof ALLOWED_TEXT];
+  if (text !== undefined) return text;
+  if (schema.enum) return schema.enum.join(', ');
+  if (schema.type === 'boolean') return 'true, false';
+  if (schema.type === 'integer') return `integer ${schema.minimum}..${schema.maximum}`;
+  if (schema.type === 'number') return `number ${schema.minimum}..${schema.maximum}`;
+  return `string of at most ${schema.maxLength} characters`;
+}
+
+function schemaOf(name: keyof CaptureParams): PropertySchema {
+  return CaptureParamsSchema.properties[name] as PropertySchema;
+}
+
+function invalid(name: keyof CaptureParams, message: string): CaptureError {
+  return captureErrors.invalidParameter(name, `Invalid parameter '${name}': ${message}`, allowedFor(name));
+}
+
+/** Turns a query/form string (or a JSON value) into the type the schema wants; undefined when it cannot. */
+function coerce(schema: PropertySchema, value: unknown): unknown {
+  if (schema.type === 'boolean') {
+    if (value === true || value === 'true' || value === '1' || value === 1) return true;
+    if (value === false || value === 'false' || value === '0' || value === 0) return false;
+    return undefined;
+  }
+  if (schema.type === 'integer' || schema.type === 'number') {
+    if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
+    if (typeof value !== 'string') return undefined;
+    const pattern = schema.type === 'integer' ? INTEGER : NUMBER;
+    return pattern.test(value) ? Number(value) : undefined;
+  }
+  if (typeof value === 'string') return value;
+  return undefined;
+}
+
+/**
+ * Reads one raw parameter bag (query string, form or JSON body) into typed, defaulted parameters.
+ * Unknown names are ignored; a parameter given twice is refused, as its meaning would be a guess.
+ */
+export function parseCaptureParams(raw: Readonly<Record<string, unknown>>): CaptureParams {
+  const given = new Map<keyof CaptureParams, unknown>();
+  for (const name of PARAM_NAMES) {
+    if (!Object.hasOwn(raw, name)) continue;
+    let value = raw[name];
+    if (name === 'hide_selectors' && Array.isArray(value) && value.every((v) => typeof v === 'string')) {
+      value = value.join(',');
+    }
+    if (Array.isArray(value) && schemaOf(name).type !== 'array') throw invalid(name, 'given more than once');
+    if (value === undefined || value === null) continue;
+    const schema = CaptureParamsSchema.properties[name] as TSchema & PropertySchema;
+    const reader = PAGE_OPTION_READERS[name as keyof typeof PAGE_OPTION_READERS];
+    const typed = reader ? reader(value) : coerce(schema, value);
+    if (typed === undefined || !Value.Check(schema, typed)) {
+      throw invalid(name, `expected ${allowedFor(name)}, got ${describe(value)}`);
+    }
+    const problem = PAGE_OPTION_CHECKS[name as keyof typeof PAGE_OPTION_CHECKS]?.(typed as never);
+    if (problem !== undefined) throw invalid(name, problem);
+    given.set(name, typed);
+  }
+
+  const url = given.get('url');
+  if (typeof url !== 'string' || url.length === 0) throw invalid('url', 'missing');
+  applyImpliedDefaults(given);
+  checkCombinations(given, invalid);
+
+  const params = Object.create(null) as Record<string, unknown>;
+  for (const name of PARAM_NAMES) {
+    const value = given.has(name) ? given.get(name) : (CaptureParamsSchema.properties[name] as PropertySchema).default;
+    if (value !== undefined) params[name] = value;
+  }
+  const parsed = Object.freeze({ ...params }) as CaptureParams;
+  validated.add(parsed);
+  return parsed;
+}
+
+/** Results of `parseCaptureParams`: frozen, so they are still valid when handed on. */
+const validated = new WeakSet<object>();
+
+/** Whether `value` came out of `parseCaptureParams` (the engine then skips parsing it again). */
+export function isValidatedParams(value: object): value is CaptureParams {
+  return validated.has(value);
+}
+
+function describe(value: unknown): string {
+  const text = typeof value === 'string' ? JSON.stringify(value) : typeof value === 'object' ? typeof value : String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+/** The request schema as plain JSON Schema (draft 2020-12 compatible), for clients and docs. */
+export function captureParamsJsonSchema(): Record<string, unknown> {
+  return JSON.parse(JSON.stringify({ ...CaptureParamsSchema, required: ['url'] })) as Record<string, unknown>;
+}

@@ -1,0 +1,74 @@
+import Type, { type Static } from 'typebox';
+import { FORMATS, type CaptureFormat } from './formats.js';
+import { PAGE_OPTION_PROPERTIES } from './page-option-params.js';
+
+export const WAIT_UNTIL = ['load', 'domcontentloaded', 'networkidle0', 'networkidle2'] as const;
+/** Paper sizes Chromium prints, in inches (width × height, portrait). */
+export const PDF_PAPER_INCHES = {
+  A3: [11.69, 16.54],
+  A4: [8.27, 11.69],
+  A5: [5.83, 8.27],
+  Letter: [8.5, 11],
+  Legal: [8.5, 14],
+  Tabloid: [11, 17],
+} as const satisfies Record<string, readonly [number, number]>;
+const PDF_PAPERS = Object.keys(PDF_PAPER_INCHES) as (keyof typeof PDF_PAPER_INCHES)[];
+
+/**
+ * The one request schema: names, types, ranges, defaults and descriptions of every capture parameter.
+ * The HTTP parser, the library's `capture()`, the JSON Schema export and the OpenAPI document all read it.
+ */
+export const CaptureParamsSchema = Type.Object(
+  {
+    url: Type.String({ maxLength: 8192, description: 'Page to capture: an http or https URL.', examples: ['https://example.com'] }),
+    format: Type.Enum(Object.keys(FORMATS) as CaptureFormat[], {
+      default: 'png',
+      description: 'Output format: png, jpg, webp images; pdf, the page printed by Chromium; mp4, webm and animated gif, videos of a scroll or record scenario.',
+    }),
+    viewport_width: Type.Integer({ minimum: 100, maximum: 7680, default: 1920, description: 'Viewport width in px.' }),
+    viewport_height: Type.Integer({ minimum: 100, maximum: 4320, default: 1080, description: 'Viewport height in px.' }),
+    full_page: Type.Boolean({ default: false, description: 'Capture the whole page height (images only).' }),
+    full_page_max_height: Type.Optional(
+      Type.Integer({ minimum: 100, maximum: 1_000_000, description: 'Tallest full-page image in px (the tier and the engine cap it); taller pages are cut and report `clipped_from`.' }),
+    ),
+    quality: Type.Integer({ minimum: 1, maximum: 100, default: 90, description: 'jpg/webp quality; encoder quality for video; ignored for png.' }),
+    response_type: Type.Enum(['image', 'json'], {
+      default: 'image',
+      description: '`image` returns the file itself; `json` stores it and returns its url.',
+    }),
+    block_ads: Type.Boolean({ default: false, description: 'Block advertisements and trackers.' }),
+    block_cookies: Type.Boolean({ default: false, description: 'Block and dismiss cookie banners and privacy notices.' }),
+    hide_selectors: Type.String({ maxLength: 4096, default: '', description: 'Comma-separated CSS selectors hidden before the capture.' }),
+    hide_mode: Type.Enum(['remove', 'hide'], {
+      default: 'remove',
+      description: '`remove` takes hidden elements out of the layout (what follows moves up); `hide` keeps their space.',
+    }),
+    scenario: Type.Enum(['static', 'scroll', 'record'], {
+      default: 'static',
+      description: '`scroll` renders a scrolling animation, `record` records the live page.',
+    }),
+    duration: Type.Integer({ minimum: 1, maximum: 1800, default: 5, description: 'Video length in seconds (tier maximum applies).' }),
+    scroll_delay: Type.Integer({ minimum: 0, maximum: 60000, default: 500, description: 'Pause between scroll steps in ms.' }),
+    scroll_by: Type.Integer({ minimum: 1, maximum: 100000, default: 1000, description: 'Pixels per scroll step.' }),
+    latitude: Type.Optional(Type.Number({ minimum: -90, maximum: 90, description: 'Geolocation latitude (PRO and ENTERPRISE).' })),
+    longitude: Type.Optional(Type.Number({ minimum: -180, maximum: 180, description: 'Geolocation longitude (PRO and ENTERPRISE).' })),
+    wait_until: Type.Enum([...WAIT_UNTIL], { default: 'domcontentloaded', description: 'When the page counts as ready.' }),
+    delay: Type.Integer({ minimum: 0, maximum: 60000, default: 0, description: 'Extra wait in ms after the page is ready and cleaned.' }),
+    ...PAGE_OPTION_PROPERTIES,
+    pdf_paper: Type.Enum([...PDF_PAPERS], { default: 'A4', description: 'Paper size of a pdf.' }),
+    pdf_landscape: Type.Boolean({ default: false, description: 'Print a pdf in landscape orientation.' }),
+    pdf_print_background: Type.Boolean({ default: true, description: 'Print backgrounds (colours and images) into a pdf.' }),
+    gif_fps: Type.Integer({ minimum: 1, maximum: 30, default: 10, description: 'Frames per second of a gif (at most 30 s long).' }),
+    async: Type.Boolean({ default: false, description: 'HTTP: answer 202 at once and capture on a worker; poll `status_url` or give `webhook_url`. Needs Redis (CAPTURE_REDIS_URL).' }),
+    webhook_url: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 2048, description: 'With async=true: an http(s) URL that receives the final status as a POST signed with X-Capture-Signature.' }),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+export type CaptureParams = Static<typeof CaptureParamsSchema>;
+/** What a library caller passes: `url` and any subset of the other parameters, raw or typed. */
+export type CaptureInput = { url: string } & Partial<Record<Exclude<keyof CaptureParams, 'url'>, unknown>>;
+
+export const PARAM_NAMES = Object.keys(CaptureParamsSchema.properties) as (keyof CaptureParams)[];

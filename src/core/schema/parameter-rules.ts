@@ -1,0 +1,60 @@
+import { CaptureError } from '../errors/catalogue.js';
+import { IMAGE_FORMATS, VIDEO_FORMATS, isVideoFormat, type CaptureFormat } from './formats.js';
+import type { CaptureParams } from './capture-schema.js';
+
+type Given = Map<keyof CaptureParams, unknown>;
+
+/** As the README says: a video format alone implies `scroll`; a video scenario alone implies `mp4`. */
+export function applyImpliedDefaults(given: Given): void {
+  const format = given.get('format') as CaptureFormat | undefined;
+  const scenario = given.get('scenario') as CaptureParams['scenario'] | undefined;
+  if (format && isVideoFormat(format) && scenario === undefined) given.set('scenario', 'scroll');
+  if ((scenario === 'scroll' || scenario === 'record') && format === undefined) given.set('format', 'mp4');
+}
+
+function incompatible(message: string, params: string[]): CaptureError {
+  return new CaptureError('INCOMPATIBLE_PARAMETERS', message, { details: { params } });
+}
+
+const CLIP = ['clip_x', 'clip_y', 'clip_width', 'clip_height'] as const;
+/** ffmpeg's palette filters make every gif frame a full image: longer gifs are better as a video. */
+export const MAX_GIF_SECONDS = 30;
+const quoted = (formats: readonly string[]): string => formats.map((format) => `'${format}'`).join(', ');
+
+/** Cross-parameter rules; every refusal names the parameters involved. */
+export function checkCombinations(given: Given, missing: (name: keyof CaptureParams, message: string) => CaptureError): void {
+  const format = (given.get('format') ?? 'png') as CaptureFormat;
+  const scenario = (given.get('scenario') ?? 'static') as CaptureParams['scenario'];
+  const video = isVideoFormat(format);
+  if (video !== (scenario !== 'static')) {
+    throw incompatible(
+      video
+        ? `format '${format}' is a video and needs scenario 'scroll' or 'record', not '${scenario}'`
+        : `scenario '${scenario}' makes a video and needs format ${quoted(VIDEO_FORMATS)}, not '${format}'`,
+      ['format', 'scenario'],
+    );
+  }
+  if (video && given.get('full_page') === true) throw incompatible(`full_page applies to images only, not to format '${format}'`, ['full_page', 'format']);
+  const hasLatitude = given.has('latitude');
+  if (hasLatitude !== given.has('longitude')) {
+    const name = hasLatitude ? 'longitude' : 'latitude';
+    throw missing(name, `latitude and longitude go together; '${name}' is missing`);
+  }
+  const clipped = CLIP.filter((name) => given.has(name));
+  if (clipped.length > 0 && clipped.length < CLIP.length) {
+    const name = CLIP.find((part) => !given.has(part)) as (typeof CLIP)[number];
+    throw missing(name, `clip_x, clip_y, clip_width and clip_height go together; '${name}' is missing`);
+  }
+  const region = [...(clipped.length > 0 ? ['clip_x'] : []), ...(given.has('selector') ? ['selector'] : []), ...(given.get('full_page') === true ? ['full_page'] : [])];
+  if (region.length > 1) throw incompatible(`${region.join(' and ')} each choose what to capture; give one`, region);
+  const regionName = region.find((name) => name !== 'full_page' || format !== 'pdf');
+  if (regionName !== undefined && (video || format === 'pdf')) throw incompatible(`${regionName} applies to ${quoted(IMAGE_FORMATS)} only, not to format '${format}'`, [regionName, 'format']);
+  if (given.get('omit_background') === true && format !== 'png' && format !== 'webp') {
+    throw incompatible(`omit_background needs a transparent image: png or webp, not '${format}'`, ['omit_background', 'format']);
+  }
+  if (given.has('webhook_url') && given.get('async') !== true) throw incompatible('webhook_url reports an asynchronous capture: it needs async=true', ['webhook_url', 'async']);
+  const duration = given.get('duration') as number | undefined;
+  if (format === 'gif' && duration !== undefined && duration > MAX_GIF_SECONDS) {
+    throw incompatible(`a gif lasts at most ${MAX_GIF_SECONDS} s (got ${duration} s); use mp4 or webm for longer videos`, ['duration', 'format']);
+  }
+}

@@ -1,0 +1,47 @@
+import type { CaptureParams } from '../core/schema/capture-params.js';
+import { captureErrors } from '../core/errors/factories.js';
+import type { ApiKey } from '../access/keys/api-key.js';
+import type { AsyncCaptures } from './async-captures-port.js';
+import { unauthenticated, type Caller } from './caller.js';
+import { notFound } from './http-errors.js';
+import type { HttpResponse } from './http-types.js';
+import type { ResolvedHttpOptions } from './http-options.js';
+import { json } from './responses.js';
+
+/** The queue an `async=true` capture goes to; refused, naming what is missing, when there is none. */
+export async function asyncCapturesFor(options: ResolvedHttpOptions, params: CaptureParams, account: ApiKey): Promise<AsyncCaptures> {
+  const jobs = options.asyncCaptures;
+  if (!jobs) {
+    throw captureErrors.invalidParameter('async', 'Asynchronous captures need a job queue: set CAPTURE_REDIS_URL (or the `asyncCaptures` option)', 'false (this service has no job queue)');
+  }
+  if (params.webhook_url !== undefined) await jobs.checkWebhook(params.webhook_url, account.id);
+  return jobs;
+}
+
+/** Queues an `async=true` capture whose quota is reserved: 202 with where to read its status. */
+export async function enqueueCapture(
+  jobs: AsyncCaptures,
+  options: ResolvedHttpOptions,
+  params: CaptureParams,
+  account: ApiKey,
+  reservedAt: number,
+  headers: Record<string, string>,
+): Promise<{ id: string; response: HttpResponse }> {
+  let id: string;
+  try {
+    ({ id } = await jobs.enqueue({ params, accountId: account.id, tier: account.tier, reservedAt }));
+  } catch (error) {
+    throw captureErrors.queueUnavailable(error);
+  }
+  const statusUrl = options.routes.statusUrl(id);
+  headers.Location = statusUrl;
+  return { id, response: json(202, headers, { id, status: 'queued', status_url: statusUrl }) };
+}
+
+/** `GET {base}/v1/captures/<id>`: the status for the account that asked for it; 404 for anyone else. */
+export async function captureStatus(options: ResolvedHttpOptions, caller: Caller, id: string): Promise<HttpResponse> {
+  if (caller.kind === 'anonymous') throw unauthenticated(caller);
+  const status = await options.asyncCaptures?.status(id, caller.record.id);
+  if (!status) throw notFound(`No capture ${id}`);
+  return json(200, {}, status);
+}
