@@ -81,6 +81,7 @@ export function blockAds(options: BlockAdsOptions = {}): CapturePlugin {
       {
         name: 'enable',
         phase: 'prepare',
+        leavesContextState: true,
         when: (params) => params.block_ads,
         run: async (ctx) => {
           let loaded: PlaywrightBlocker;
@@ -98,9 +99,9 @@ export function blockAds(options: BlockAdsOptions = {}): CapturePlugin {
           ctx.state.set(PLUGIN, blocking);
         },
       },
-      { name: 'cosmetic-pass', phase: 'settle', when: (params) => params.block_ads, run: lastPass },
+      { name: 'cosmetic-pass', phase: 'settle', leavesContextState: false, when: (params) => params.block_ads, run: lastPass },
       // With a `delay`, ads have time to arrive after settle: look once more just before the shot.
-      { name: 'late-cosmetic-pass', phase: 'capture', when: (params) => params.block_ads && params.delay > 0, run: lastPass },
+      { name: 'late-cosmetic-pass', phase: 'capture', leavesContextState: false, when: (params) => params.block_ads && params.delay > 0, run: lastPass },
     ],
   };
 }

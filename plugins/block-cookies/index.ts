@@ -87,6 +87,7 @@ export function blockCookies(options: BlockCookiesOptions = {}): CapturePlugin {
       {
         name: 'inject-autoconsent',
         phase: 'prepare',
+        leavesContextState: true,
         when: (params) => params.block_cookies,
         run: async (ctx) => {
           // An init script runs in every frame, iframes included, before the page's own scripts.
@@ -100,6 +101,7 @@ export function blockCookies(options: BlockCookiesOptions = {}): CapturePlugin {
       {
         name: 'dismiss',
         phase: 'settle',
+        leavesContextState: false,
         when: (params) => params.block_cookies,
         run: async (ctx) => {
           const state = ctx.state.get(PLUGIN) as CookieState | undefined;
@@ -140,6 +142,7 @@ export function blockCookies(options: BlockCookiesOptions = {}): CapturePlugin {
         // A banner that arrives during `delay` (tag managers often load CMPs late) is caught here.
         name: 'late-dismiss',
         phase: 'capture',
+        leavesContextState: false,
         when: (params) => params.block_cookies && params.delay > 0,
         run: async (ctx) => {
           const state = ctx.state.get(PLUGIN) as CookieState | undefined;

@@ -17,6 +17,7 @@ export function encodeImage(): CapturePlugin {
       {
         name: 'encode',
         phase: 'encode',
+        leavesContextState: false,
         when: (params) => isImageFormat(params.format),
         run: async (ctx) => {
           const captured = ctx.captured;

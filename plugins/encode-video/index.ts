@@ -43,6 +43,7 @@ export function encodeVideo(options: EncodeVideoOptions = {}): CapturePlugin {
       {
         name: 'encode',
         phase: 'encode',
+        leavesContextState: false,
         when: (params) => isVideoFormat(params.format),
         run: async (ctx) => encode(ctx, await findBinary(), tempDir),
       },

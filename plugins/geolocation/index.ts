@@ -8,6 +8,7 @@ export function geolocation(): CapturePlugin {
       {
         name: 'set-position',
         phase: 'prepare',
+        leavesContextState: true,
         when: (params) => params.latitude !== undefined && params.longitude !== undefined,
         run: async ({ browserContext, params }) => {
           await browserContext.setGeolocation({ latitude: params.latitude as number, longitude: params.longitude as number, accuracy: 10 });

@@ -30,6 +30,7 @@ export function hideSelectors(): CapturePlugin {
       {
         name: 'hide',
         phase: 'settle',
+        leavesContextState: false,
         when: (params) => params.hide_selectors.trim().length > 0,
         run: async ({ page, params }) => {
           const selectors = splitSelectors(params.hide_selectors);

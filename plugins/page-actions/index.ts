@@ -15,12 +15,14 @@ export function pageActions(): CapturePlugin {
       {
         name: 'wait-for-selector',
         phase: 'settle',
+        leavesContextState: false,
         when: (params) => params.wait_for_selector !== undefined,
         run: async (ctx) => void (await visible(ctx, 'wait_for_selector', ctx.params.wait_for_selector as string)),
       },
       {
         name: 'click',
         phase: 'settle',
+        leavesContextState: false,
         when: (params) => params.click !== undefined,
         run: async (ctx) => {
           const element = await visible(ctx, 'click', ctx.params.click as string);
@@ -30,18 +32,21 @@ export function pageActions(): CapturePlugin {
       {
         name: 'styles',
         phase: 'settle',
+        leavesContextState: false,
         when: (params) => params.styles !== undefined && params.styles.length > 0,
         run: async ({ page, params }) => void (await page.addStyleTag({ content: params.styles as string })),
       },
       {
         name: 'scripts',
         phase: 'settle',
+        leavesContextState: false,
         when: (params) => params.scripts !== undefined && params.scripts.length > 0,
         run: runScript,
       },
       {
         name: 'metadata',
         phase: 'capture',
+        leavesContextState: false,
         when: (params) => params.metadata && params.response_type === 'json',
         run: async (ctx) => {
           const page = await ctx.page.evaluate(() => {
@@ -54,6 +59,7 @@ export function pageActions(): CapturePlugin {
       {
         name: 'finish-animations',
         phase: 'settle',
+        leavesContextState: false,
         when: (params) => params.reduced_motion,
         run: async ({ page }) =>
           page.evaluate(() => {

@@ -12,6 +12,7 @@ export function pageOptions(): CapturePlugin {
       {
         name: 'emulate',
         phase: 'prepare',
+        leavesContextState: true,
         when: (params) =>
           params.device_scale_factor !== undefined || params.dark_mode || params.reduced_motion || params.user_agent !== undefined || params.locale !== undefined || params.timezone !== undefined,
         run: emulate,
@@ -19,12 +20,14 @@ export function pageOptions(): CapturePlugin {
       {
         name: 'cookies',
         phase: 'prepare',
+        leavesContextState: true,
         when: (params) => params.cookies !== undefined && params.cookies.length > 0,
         run: setCookies,
       },
       {
         name: 'headers',
         phase: 'prepare',
+        leavesContextState: true,
         when: (params) => params.headers !== undefined && Object.keys(params.headers).length > 0,
         run: sendHeadersToTarget,
       },

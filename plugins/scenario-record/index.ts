@@ -30,6 +30,7 @@ export function recordScenario(options: RecordScenarioOptions = {}): CapturePlug
       {
         name: 'record',
         phase: 'capture',
+        leavesContextState: true,
         when: (params) => params.scenario === 'record',
         run: async (ctx) => {
           const rate = frameRateFor(ctx.params, fps);

@@ -32,6 +32,7 @@ export function scrollScenario(options: ScrollScenarioOptions = {}): CapturePlug
       {
         name: 'scroll',
         phase: 'capture',
+        leavesContextState: true,
         when: (params) => params.scenario === 'scroll',
         run: async (ctx) => {
           const rate = frameRateFor(ctx.params, fps);

@@ -4,6 +4,7 @@ import type { CaptureParams } from '../../src/core/schema/capture-params.js';
 import { abortable, bestEffort } from '../../src/core/deadline.js';
 import { isNavigationRace } from '../../src/core/errors/to-capture-error.js';
 import { DEFAULTS } from '../../src/core/defaults.js';
+import { isImageFormat } from '../../src/core/schema/formats.js';
 import { revealLazyContent } from './reveal-lazy-content.js';
 import { settleRendering } from './settle-rendering.js';
 import { fullPage, region, scaleOf, viewport } from './take-screenshot.js';
@@ -40,6 +41,7 @@ export function staticScenario(options: StaticScenarioOptions = {}): CapturePlug
         // In the settle phase, so `delay` counts after it, like after blocking and hiding.
         name: 'reveal-lazy-content',
         phase: 'settle',
+        leavesContextState: false,
         when: (params) => params.scenario === 'static' && (params.full_page || params.format === 'pdf'),
         run: async (ctx) => {
           const budget = ctx.budget(options.lazyContentBudgetMs ?? ctx.remaining());
@@ -49,6 +51,7 @@ export function staticScenario(options: StaticScenarioOptions = {}): CapturePlug
       {
         name: 'screenshot',
         phase: 'capture',
+        leavesContextState: (params) => params.omit_background || !isImageFormat(params.format),
         when: (params) => params.scenario === 'static',
         run: async (ctx) => {
           const settleMs = ctx.budget(RENDER_SETTLE_MS);

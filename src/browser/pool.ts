@@ -1,12 +1,15 @@
 import PQueue from 'p-queue';
-import type { BrowserLease, ContextPool, LeaseWants, PoolStats, PreparedContext, Viewport } from '../core/ports.js';
+import type { BrowserLease, ContextPool, LeaseWants, PoolStats, PreparedContext } from '../core/ports.js';
 import { captureErrors } from '../core/errors/factories.js';
-import { abortable, settlesWithin } from '../core/deadline.js';
-import { BrowserGenerations, type Generation } from './generations.js';
-import { openCapturePage, type CapturePage } from './open-capture-page.js';
+import { abortable } from '../core/deadline.js';
+import { BrowserGenerations } from './generations.js';
 import { CLOSE_TIMEOUT_MS } from './close-timeout.js';
 import type { LaunchOptions } from './launch.js';
 import { RendererWatchdog, type WatchdogOptions } from './renderer-watchdog.js';
+import { SlotLifecycle, usable, type Slot } from './pool-slot.js';
+import { KeptContexts, type ContextReuseOptions } from './kept-contexts.js';
+
+export type { ContextReuseOptions } from './kept-contexts.js';
 
 export interface BrowserPoolOptions extends LaunchOptions {
   /** Captures running at once. */
@@ -25,31 +28,10 @@ export interface BrowserPoolOptions extends LaunchOptions {
   watchdog?: WatchdogOptions;
 }
 
-export interface ContextReuseOptions {
-  /** Captures one context serves before it is closed. */
-  maxUses: number;
-  /** How long a kept context waits for its next capture before it is closed. */
-  idleMs: number;
-}
-
-interface Slot extends CapturePage {
-  prepared: PreparedContext;
-  generation: Generation;
-  /** Captures this context has been lent to. */
-  uses: number;
-  /** Origins its pages loaded (only tracked when contexts are reused): a reset clears their storage. */
-  origins: Set<string>;
-  /** Its capture could not clean up after itself: it is reclaimed by force. */
-  abandoned: boolean;
-  /** Its page's renderer crashed or was killed (the watchdog kills busy idle ones). */
-  crashed: boolean;
-}
-
-/** A context kept after a capture, waiting for the next one with its key. */
-interface KeptSlot {
-  slot: Slot;
-  key: string;
-  expiry: NodeJS.Timeout;
+/** A capture's run on a lent context: its result as soon as the task ends, and the end of the context's release after it. */
+interface Lending<T> {
+  result: Promise<T>;
+  released: Promise<void>;
 }
 
 /**
@@ -59,9 +41,10 @@ interface KeptSlot {
 export class BrowserPool implements ContextPool {
   private readonly queue: PQueue;
   private readonly generations: BrowserGenerations;
+  private readonly slots: SlotLifecycle;
   private readonly warm: Slot[] = [];
-  /** Oldest first; with the lent ones, at most `concurrency`. */
-  private readonly kept: KeptSlot[] = [];
+  /** With the lent ones, at most `concurrency`. */
+  private readonly kept: KeptContexts | undefined;
   /** Captures admitted and not answered yet: running, opening a context or waiting for a slot. */
   private admitted = 0;
   /** Captures holding a context or opening one (a capture that gave up while it opened included). */
@@ -72,7 +55,7 @@ export class BrowserPool implements ContextPool {
   private closed = false;
   /** Aborts captures still waiting in the queue when the pool closes; running ones drain. */
   private readonly closing = new AbortController();
-  /** Captures past the queue; p-queue forgets a task once its signal aborts, this set does not. */
+  /** Captures past the queue until their context is released; p-queue forgets a task once its signal aborts, this set does not. */
   private readonly active = new Set<Promise<void>>();
   private readonly watchdog: RendererWatchdog | undefined;
   /** Since when no capture has held, opened or waited for a context; undefined while one does. */
@@ -81,6 +64,8 @@ export class BrowserPool implements ContextPool {
   constructor(private readonly options: BrowserPoolOptions) {
     this.queue = new PQueue({ concurrency: options.concurrency });
     this.generations = new BrowserGenerations(options);
+    this.slots = new SlotLifecycle(this.generations, { prepareContext: options.prepareContext, trackOrigins: options.contextReuse !== undefined, log: options.log });
+    if (options.contextReuse) this.kept = new KeptContexts(options.contextReuse, (slot) => this.closeLater(slot));
     if (options.watchdog) this.watchdog = new RendererWatchdog(this.generations, () => this.idleSince, options.watchdog, options.log);
   }
 
@@ -102,7 +87,7 @@ export class BrowserPool implements ContextPool {
       running: this.active.size,
       queued: this.queue.size,
       warm: this.warm.length,
-      reusable: this.kept.length,
+      reusable: this.kept?.size ?? 0,
       contexts: this.generations.openContexts,
       connected: this.generations.connected,
       launches: this.generations.launches,
@@ -123,74 +108,72 @@ export class BrowserPool implements ContextPool {
     // capture answered holds no place, so `maxQueue: 0` runs every capture that finds a free slot.
     if (this.isFull()) throw captureErrors.queueFull(Math.max(1, Math.ceil(this.queue.size / this.options.concurrency)));
     this.admitted++;
-    // The caller gets its result as soon as the task ends; the slot stays taken until the context
-    // has closed, so closing never adds to a capture's latency and never overcommits the browser.
-    return new Promise<T>((resolveCapture, rejectCapture) => {
-      let answered = false;
-      const answer = (): boolean => {
-        if (answered) return false;
-        answered = true;
-        this.admitted--;
-        return true;
-      };
-      const resolve = (value: T): void => void (answer() && resolveCapture(value));
-      const reject = (error: unknown): void => void (answer() && rejectCapture(error));
-      let started = false;
-      this.queue
-        .add(
-          async () => {
-            started = true;
-            const running = this.lend(signal, task, wants, resolve, reject).catch(reject);
-            this.active.add(running);
-            await running.finally(() => this.active.delete(running));
-          },
-          { signal: AbortSignal.any([signal, this.closing.signal]) },
-        )
-        // The signal only cancels waiting: once running, the capture ends by its own signal (a
-        // shutdown lets it finish).
-        .catch((error: unknown) => {
-          if (!started) reject(error);
-        });
-    });
+    try {
+      // The caller gets its result as soon as the task ends; the slot stays taken until the context
+      // has closed, so closing never adds to a capture's latency and never overcommits the browser.
+      const lent = new Promise<Lending<T>>((resolve, reject) => {
+        this.queue
+          .add(
+            async () => {
+              const lending = this.lend(signal, task, wants);
+              resolve(lending);
+              await lending.released;
+            },
+            // The signal only cancels waiting: once running, the capture ends by its own signal
+            // (a shutdown lets it finish).
+            { signal: AbortSignal.any([signal, this.closing.signal]) },
+          )
+          .catch(reject);
+      });
+      return await (await lent).result;
+    } finally {
+      // Captures admitted and not answered yet, running or waiting: a context still closing after
+      // its capture answered holds no place, so `maxQueue: 0` runs every capture that finds a free slot.
+      this.admitted--;
+    }
   }
 
   private isFull(): boolean {
     return this.admitted >= this.options.concurrency + this.options.maxQueue;
   }
 
-  /** Lends a context to `task`, then closes it or keeps it for reuse. Settles the capture as soon as `task` ends. */
-  private async lend<T>(signal: AbortSignal, task: (lease: BrowserLease) => Promise<T>, wants: LeaseWants, resolve: (value: T) => void, reject: (error: unknown) => void): Promise<void> {
+  /** Lends a context to `task`, then closes it, or keeps it for reuse. */
+  private lend<T>(signal: AbortSignal, task: (lease: BrowserLease) => Promise<T>, wants: LeaseWants): Lending<T> {
     this.lent++;
     this.noteActivity();
-    try {
+    // Set before `result` settles: what must happen to the context once the task is over.
+    let release: Promise<void> = Promise.resolve();
+    const result = (async () => {
       const taking = this.take(wants);
       let slot: Slot;
       try {
         slot = await abortable(taking, signal);
       } catch (error) {
-        reject(error);
         // The capture gave up while its context was opening: that context is closed once open.
-        const late = await taking.catch(() => undefined);
-        if (late) await this.dispose(late);
-        return;
+        release = taking.then((late) => this.slots.dispose(late), () => undefined);
+        throw error;
       }
       let succeeded = false;
-      const abandon = (): void => void (slot.abandoned = true);
       try {
-        resolve(await task({ context: slot.context, page: slot.page, cdp: slot.cdp, attachment: slot.prepared.attachment, abandon }));
+        const value = await task({ context: slot.context, page: slot.page, cdp: slot.cdp, attachment: slot.prepared.attachment, abandon: () => void (slot.abandoned = true) });
         succeeded = true;
-      } catch (error) {
-        reject(error);
+        return value;
       } finally {
         // A failed capture may have left anything behind (a wedged page, a script still running).
-        if (succeeded && !slot.abandoned) await this.release(slot, wants.reuseKey);
-        else await this.reclaim(slot);
+        release = succeeded && !slot.abandoned ? this.release(slot, wants.reuseKey) : this.slots.reclaim(slot);
       }
-    } finally {
-      this.lent--;
-      this.refill();
-      this.noteActivity();
-    }
+    })();
+    const released = result
+      .then(() => release, () => release)
+      .catch((error: unknown) => this.options.log.warn({ error: String(error) }, 'could not release a browser context'))
+      .finally(() => {
+        this.lent--;
+        this.refill();
+        this.noteActivity();
+      });
+    this.active.add(released);
+    void released.finally(() => this.active.delete(released));
+    return { result, released };
   }
 
   /**
@@ -198,16 +181,16 @@ export class BrowserPool implements ContextPool {
    * costs Chromium two more protocol calls and a layout.
    */
   private async take(wants: LeaseWants): Promise<Slot> {
-    let slot = wants.reuseKey === undefined ? undefined : await this.takeKept(wants.reuseKey);
+    let slot = wants.reuseKey === undefined ? undefined : await this.kept?.take(wants.reuseKey, (kept) => !this.generations.isDue(kept.generation), (kept) => this.slots.dispose(kept));
     slot ??= this.warm.shift();
     while (slot && !usable(slot)) {
-      await this.dispose(slot);
+      await this.slots.dispose(slot);
       slot = this.warm.shift();
     }
     if (!slot) {
       // Contexts kept for other keys make room: contexts lent and kept stay within `concurrency`.
-      this.trimKept(this.options.concurrency - this.lent);
-      slot = await this.openSlot(wants.viewport);
+      this.kept?.trim(this.options.concurrency - this.lent);
+      slot = await this.slots.open(wants.viewport);
     }
     // Opening a context costs Chromium a renderer launch: while warm ones are left, the
     // replacement waits for this capture's release instead of competing with it for the CPU.
@@ -217,114 +200,26 @@ export class BrowserPool implements ContextPool {
     return slot;
   }
 
-  /** The context most recently kept for `key` (its renderer is the likeliest to still be up). */
-  private async takeKept(key: string): Promise<Slot | undefined> {
-    for (let entry = this.kept.findLast((kept) => kept.key === key); entry; entry = this.kept.findLast((kept) => kept.key === key)) {
-      this.unkeep(entry);
-      if (usable(entry.slot) && !this.generations.isDue(entry.slot.generation)) return entry.slot;
-      await this.dispose(entry.slot);
-    }
-    return undefined;
-  }
-
   /** Keeps the context for the next capture with `reuseKey` when reuse allows it, else closes it. */
   private async release(slot: Slot, reuseKey?: string): Promise<void> {
-    const reuse = this.options.contextReuse;
-    if (reuse && reuseKey !== undefined && !this.closed && slot.uses < reuse.maxUses && usable(slot)) {
-      try {
-        await resetSlot(slot);
-        if (!this.closed) return this.keep(slot, reuseKey, reuse);
-      } catch (error) {
-        this.options.log.warn({ error: String(error) }, 'could not reset a browser context for reuse');
-      }
+    const kept = this.kept;
+    const keep = kept !== undefined && reuseKey !== undefined && !this.closed;
+    if (keep && (await kept.keepAfterReset(slot, reuseKey, (error) => this.options.log.warn({ error: String(error) }, 'could not reset a browser context for reuse')))) {
+      // This context moves from lent to kept.
+      const lentElsewhere = this.lent - 1;
+      kept.trim(this.options.concurrency - lentElsewhere);
+      // It serves the key's next capture, which a warm context was opened for: lent, kept and warm
+      // together stay within `warmContexts`, else a warm renderer idles next to the kept ones.
+      for (const surplus of this.warm.splice(Math.max(0, this.options.warmContexts - lentElsewhere - kept.size))) this.closeLater(surplus);
+      return;
     }
-    await this.dispose(slot);
-  }
-
-  private keep(slot: Slot, key: string, reuse: ContextReuseOptions): void {
-    const entry: KeptSlot = { slot, key, expiry: setTimeout(() => this.evict(entry), reuse.idleMs) };
-    entry.expiry.unref();
-    this.kept.push(entry);
-    // This context moves from lent to kept.
-    const lentElsewhere = this.lent - 1;
-    this.trimKept(this.options.concurrency - lentElsewhere);
-    // It serves the key's next capture, which a warm context was opened for: lent, kept and warm
-    // together stay within `warmContexts`, else a warm renderer idles next to the kept ones.
-    this.trimWarm(this.options.warmContexts - lentElsewhere - this.kept.length);
-  }
-
-  /** Closes the oldest kept contexts until at most `max` are left. */
-  private trimKept(max: number): void {
-    for (let oldest = this.kept[0]; oldest && this.kept.length > Math.max(0, max); oldest = this.kept[0]) this.evict(oldest);
-  }
-
-  /** Closes warm contexts until at most `max` are left. */
-  private trimWarm(max: number): void {
-    for (const slot of this.warm.splice(Math.max(0, max))) this.closeLater(slot);
-  }
-
-  /** Takes `entry` out of the kept contexts; false when it was no longer there. */
-  private unkeep(entry: KeptSlot): boolean {
-    const index = this.kept.indexOf(entry);
-    if (index < 0) return false;
-    this.kept.splice(index, 1);
-    clearTimeout(entry.expiry);
-    return true;
-  }
-
-  private evict(entry: KeptSlot): void {
-    if (this.unkeep(entry)) this.closeLater(entry.slot);
+    await this.slots.dispose(slot);
   }
 
   /** Closes a context in the background; `close()` waits for it. */
   private closeLater(slot: Slot): void {
-    const closing = this.dispose(slot).finally(() => this.closingSlots.delete(closing));
+    const closing = this.slots.dispose(slot).finally(() => this.closingSlots.delete(closing));
     this.closingSlots.add(closing);
-  }
-
-  private async openSlot(viewport?: Viewport): Promise<Slot> {
-    const generation = await this.generations.get();
-    const prepared = (await this.options.prepareContext?.()) ?? { options: {}, dispose: async () => undefined };
-    generation.open++;
-    try {
-      const page = await openCapturePage((options) => generation.browser.newContext(options), { ...prepared.options, ...(viewport ? { viewport } : {}) });
-      const origins = new Set<string>();
-      if (this.options.contextReuse) page.context.on('request', (request) => origins.add(new URL(request.url()).origin));
-      const slot: Slot = { ...page, prepared, generation, uses: 0, origins, abandoned: false, crashed: false };
-      page.page.once('crash', () => void (slot.crashed = true));
-      return slot;
-    } catch (error) {
-      generation.open--;
-      await prepared.dispose();
-      throw error;
-    }
-  }
-
-  /** Closes a context; one that does not close in time (a renderer that stopped answering) has its renderer crashed. */
-  private async dispose(slot: Slot): Promise<void> {
-    // A dead browser took its contexts with it; asking it to close one only waits for a timeout.
-    if (slot.generation.browser.isConnected() && !(await settlesWithin(slot.context.close(), CLOSE_TIMEOUT_MS))) {
-      this.options.log.warn({}, 'a browser context did not close; crashing its renderer');
-      await settlesWithin(slot.cdp.send('Page.crash'), TERMINATE_TIMEOUT_MS);
-    }
-    await this.forget(slot);
-  }
-
-  /**
-   * Closes the context of a capture that failed or could not clean up after itself, whatever its
-   * pages are doing: a script spinning on the page is stopped first, since a renderer busy in
-   * JavaScript does not answer `close`. Stopping a script and crashing a renderer are among the
-   * protocol calls Chromium answers even while the page's main thread is busy.
-   */
-  private async reclaim(slot: Slot): Promise<void> {
-    if (slot.generation.browser.isConnected()) await settlesWithin(slot.cdp.send('Runtime.terminateExecution'), TERMINATE_TIMEOUT_MS);
-    await this.dispose(slot);
-  }
-
-  /** What is left once a context is closed: its per-context resources and its generation's count. */
-  private async forget(slot: Slot): Promise<void> {
-    await slot.prepared.dispose().catch(() => undefined);
-    await this.generations.contextClosed(slot.generation);
   }
 
   /**
@@ -337,14 +232,15 @@ export class BrowserPool implements ContextPool {
   private refill(): void {
     if (this.closed) return;
     // A kept context on a retired browser would keep that browser from closing until it expires.
-    for (const entry of this.kept.filter((kept) => !usable(kept.slot))) this.evict(entry);
-    const wanted = this.options.warmContexts - this.active.size - this.queue.size - this.kept.length;
+    this.kept?.evictUnusable();
+    const wanted = this.options.warmContexts - this.active.size - this.queue.size - (this.kept?.size ?? 0);
     while (this.warm.length + this.warming < wanted) {
       this.warming++;
       this.noteActivity();
-      this.openSlot()
+      this.slots
+        .open()
         .then(async (slot) => {
-          if (this.closed) await this.dispose(slot);
+          if (this.closed) await this.slots.dispose(slot);
           else this.warm.push(slot);
         })
         .catch((error: unknown) => this.options.log.warn({ error: String(error) }, 'could not warm a browser context'))
@@ -363,46 +259,9 @@ export class BrowserPool implements ContextPool {
     this.closing.abort(captureErrors.shuttingDown());
     await this.queue.onIdle();
     while (this.active.size > 0) await Promise.allSettled([...this.active]);
-    for (const entry of [...this.kept]) this.evict(entry);
-    await Promise.all([...this.warm.splice(0).map((slot) => this.dispose(slot)), ...this.closingSlots]);
+    this.kept?.evictAll();
+    await Promise.all([...this.warm.splice(0).map((slot) => this.slots.dispose(slot)), ...this.closingSlots]);
     for (const started = Date.now(); this.warming > 0 && Date.now() - started < CLOSE_TIMEOUT_MS; ) await new Promise((resolve) => setTimeout(resolve, 10));
     await this.generations.close();
   }
-}
-
-/** How long a protocol call that stops or crashes a renderer may take. */
-const TERMINATE_TIMEOUT_MS = 1_000;
-
-/** Whether a context can still serve a capture: its browser is up and current, its page open. */
-function usable(slot: Slot): boolean {
-  return slot.generation.browser.isConnected() && !slot.generation.retired && !slot.page.isClosed() && !slot.crashed;
-}
-
-/**
- * A kept renderer holds its earlier pages' garbage until V8 collects it, which under steady reuse
- * it put off: about 0.8 MB a simple page, so renderers grew from 95 to about 150 MB over 40
- * captures. Collected at reset once the heap is past this, they stayed near 115 MB at no CPU cost
- * above the noise; collected at every reset, they cost 5-9 CPU-ms a capture more
- * (benchmarks/results/cpu.md).
- */
-const KEPT_HEAP_LIMIT_BYTES = 8 * 1024 * 1024;
-
-/**
- * Clears what a capture left on its context before the next capture with the same key: the page
- * leaves for about:blank (the site's renderer usually stays up, which is the point), other pages
- * close, the renderer's garbage is collected past a limit, cookies go, and so does the storage of
- * every origin its pages loaded (local storage, IndexedDB, Cache Storage); the egress session
- * forgets its failures.
- */
-async function resetSlot(slot: Slot): Promise<void> {
-  await slot.page.goto('about:blank', { timeout: CLOSE_TIMEOUT_MS });
-  for (const page of slot.context.pages()) if (page !== slot.page) await page.close();
-  const { usedSize } = await slot.cdp.send('Runtime.getHeapUsage');
-  if (usedSize > KEPT_HEAP_LIMIT_BYTES) await slot.cdp.send('HeapProfiler.collectGarbage');
-  await slot.context.clearCookies();
-  for (const origin of slot.origins) {
-    if (origin !== 'null') await slot.cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' });
-  }
-  slot.origins.clear();
-  slot.prepared.reset?.();
 }

@@ -13,7 +13,6 @@ import { storeStage } from './store-stage.js';
 import { runCapture } from './run-capture.js';
 import { captureErrors } from './errors/factories.js';
 import { isVideoFormat } from './schema/formats.js';
-import { canShareContext } from './context-reuse.js';
 import type { CaptureObserver, ContextPool, EgressGuard, PoolStats } from './ports.js';
 import type { CaptureStorage } from './storage.js';
 
@@ -98,7 +97,7 @@ export class CaptureEngine {
         (lease) => runCapture({ id, params, deadline, lease, pipeline: this.pipeline, log: this.options.log, observer: this.observer }),
         {
           viewport: { width: params.viewport_width, height: params.viewport_height },
-          reuseKey: canShareContext(params) ? (options.reuseKey ?? 'default') : undefined,
+          reuseKey: this.pipeline.leavesContextState(params) ? undefined : (options.reuseKey ?? 'default'),
         },
       );
       const { path } = outcome.output;

@@ -2,7 +2,7 @@ import type { CapturePlugin, CaptureContext } from './plugin-api.js';
 import type { EgressGuard } from './ports.js';
 import { captureErrors } from './errors/factories.js';
 import { trackInflight } from './network-idle.js';
-import { abortable } from './deadline.js';
+import { abortable, sleep } from './deadline.js';
 import { toCaptureError } from './errors/to-capture-error.js';
 import type { CaptureError } from './errors/catalogue.js';
 import type { Request, Response } from 'playwright-core';
@@ -18,6 +18,8 @@ export function corePlugin(egress: EgressGuard): CapturePlugin {
       {
         name: 'viewport',
         phase: 'prepare',
+        // Every capture sets its own.
+        leavesContextState: false,
         run: async ({ page, params }) => {
           const current = page.viewportSize();
           if (current?.width !== params.viewport_width || current.height !== params.viewport_height) {
@@ -25,7 +27,9 @@ export function corePlugin(egress: EgressGuard): CapturePlugin {
           }
         },
       },
-      { name: 'goto', phase: 'navigate', run: (ctx) => navigate(ctx, egress) },
+      { name: 'goto', phase: 'navigate', leavesContextState: false, run: (ctx) => navigate(ctx, egress) },
+      // First in `capture` (the core registers first): after blocking and hiding, before the shot.
+      { name: 'delay', phase: 'capture', when: (params) => params.delay > 0, leavesContextState: false, run: ({ params, signal }) => sleep(params.delay, signal) },
     ],
   };
 }

@@ -1,4 +1,5 @@
 import { PHASES, type CapturePlugin, type Phase, type Stage } from './plugin-api.js';
+import type { CaptureParams } from './schema/capture-params.js';
 
 /**
  * The stages of every phase in registration order. Plugins are checked once at `use()`: unique
@@ -27,6 +28,17 @@ export class Pipeline {
 
   stages(phase: Phase): readonly Stage[] {
     return this.byPhase.get(phase) ?? [];
+  }
+
+  /** Whether a capture with `params` runs a stage that leaves state on its browser context (see `Stage.leavesContextState`). */
+  leavesContextState(params: CaptureParams): boolean {
+    return PHASES.some((phase) =>
+      this.stages(phase).some((stage) => {
+        if (stage.when && !stage.when(params)) return false;
+        const leaves = stage.leavesContextState ?? true;
+        return typeof leaves === 'function' ? leaves(params) : leaves;
+      }),
+    );
   }
 
   get registered(): readonly CapturePlugin[] {

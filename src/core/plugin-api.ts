@@ -4,7 +4,7 @@ import type { Logger } from './logger.js';
 
 /**
  * The fixed phases of a capture, in order. Plugins add stages to them; the engine owns the order.
- * Between `settle` and `capture` the engine applies `delay`, so it always follows blocking and hiding.
+ * The core's `delay` stage opens `capture`, so the wait always follows blocking and hiding.
  */
 export const PHASES = ['prepare', 'navigate', 'settle', 'capture', 'encode', 'store'] as const;
 export type Phase = (typeof PHASES)[number];
@@ -95,6 +95,14 @@ export interface Stage {
   phase: Phase;
   /** Per-request switch (e.g. `block_ads`). Stages of disabled plugins are never registered at all. */
   when?: (params: CaptureParams) => boolean;
+  /**
+   * Whether the stage, when it runs, leaves something on the browser context that outlives the page
+   * (emulation, routes, init scripts, cookies it set, permissions). With `contextReuse` a capture
+   * that runs such a stage gets a context of its own: the reset between two captures only navigates
+   * away and clears cookies and storage. A stage that does not say is taken to leave state.
+   * @default true
+   */
+  leavesContextState?: boolean | ((params: CaptureParams) => boolean);
   run(ctx: CaptureContext): Promise<void> | void;
 }
 

@@ -3,7 +3,7 @@ import { PHASES, type CaptureContext } from './plugin-api.js';
 import type { RunOutcome } from './capture-result.js';
 import type { CaptureParams } from './schema/capture-params.js';
 import type { Deadline } from './deadline.js';
-import { abortable, settlesWithin, sleep, throwIfAborted } from './deadline.js';
+import { abortable, settlesWithin, throwIfAborted } from './deadline.js';
 import type { Pipeline } from './pipeline.js';
 import type { BrowserLease, CaptureObserver } from './ports.js';
 import type { Logger } from './logger.js';
@@ -51,7 +51,6 @@ export async function runCapture({ id, params, deadline, lease, pipeline, log, o
     for (const phase of PHASES) {
       const started = performance.now();
       try {
-        if (phase === 'capture' && params.delay > 0) await sleep(params.delay, signal);
         for (const stage of pipeline.stages(phase)) {
           if (stage.when && !stage.when(params)) continue;
           throwIfAborted(signal);

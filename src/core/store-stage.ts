@@ -11,6 +11,7 @@ export function storeStage(storage: CaptureStorage | undefined, fileUrl: (key: s
       {
         name: 'put',
         phase: 'store',
+        leavesContextState: false,
         when: (params) => params.response_type === 'json',
         run: async (ctx) => {
           const output = ctx.output;

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Pipeline } from '../../src/core/pipeline.js';
-import { createDeadline, bestEffort, sleep } from '../../src/core/deadline.js';
-import { CaptureError } from '../../src/core/errors/catalogue.js';
+import { parseCaptureParams } from '../../src/core/schema/capture-params.js';
 
 describe('pipeline', () => {
   it('keeps registration order within a phase and prefixes stage names', () => {
@@ -20,46 +19,22 @@ describe('pipeline', () => {
     expect(() => pipeline.use({ name: 'base' })).toThrow(/already registered/);
   });
 
+  it('takes a capture to leave state on its context when a stage that runs says so or says nothing', () => {
+    const pipeline = new Pipeline();
+    pipeline.use({
+      name: 'p',
+      stages: [
+        { name: 'quiet', phase: 'settle', leavesContextState: false, run: () => undefined },
+        { name: 'dark', phase: 'prepare', leavesContextState: (params) => params.dark_mode, run: () => undefined },
+        { name: 'silent', phase: 'settle', when: (params) => params.delay > 0, run: () => undefined },
+      ],
+    });
+    expect(pipeline.leavesContextState(parseCaptureParams({ url: 'https://example.com' }))).toBe(false);
+    expect(pipeline.leavesContextState(parseCaptureParams({ url: 'https://example.com', dark_mode: true }))).toBe(true);
+    expect(pipeline.leavesContextState(parseCaptureParams({ url: 'https://example.com', delay: 10 }))).toBe(true);
+  });
+
   it('refuses a stage in an unknown phase', () => {
     expect(() => new Pipeline().use({ name: 'p', stages: [{ name: 's', phase: 'later' as never, run: () => undefined }] })).toThrow(/unknown phase/);
-  });
-});
-
-describe('deadline', () => {
-  it('aborts with CAPTURE_TIMEOUT when the budget runs out', async () => {
-    const deadline = createDeadline(20);
-    await expect(sleep(1000, deadline.signal)).rejects.toMatchObject({ code: 'CAPTURE_TIMEOUT' });
-    deadline.dispose();
-  });
-
-  it('passes a parent abort through as the capture reason', async () => {
-    const parent = new AbortController();
-    const deadline = createDeadline(10_000, parent.signal);
-    parent.abort();
-    expect(deadline.signal.aborted).toBe(true);
-    expect((deadline.signal.reason as CaptureError).code).toBe('CAPTURE_FAILED');
-    deadline.dispose();
-  });
-
-  it('gives a best-effort step what it wants, but never more than a quarter of what is left', () => {
-    const deadline = createDeadline(4000);
-    expect(deadline.share(100)).toBe(100);
-    expect(deadline.share(2500)).toBeLessThanOrEqual(1000);
-    expect(deadline.share(2500)).toBeGreaterThan(500);
-    deadline.dispose();
-  });
-
-  it('lets a best-effort step fail or overrun without failing the capture', async () => {
-    const deadline = createDeadline(5000);
-    await bestEffort(() => Promise.reject(new Error('boom')), 100, deadline.signal);
-    let overrun: AbortSignal | undefined;
-    await bestEffort((signal) => {
-      overrun = signal;
-      return new Promise(() => undefined);
-    }, 50, deadline.signal);
-    // It returned although the step never settles: its own budget ended it, not the capture's.
-    expect(overrun?.aborted).toBe(true);
-    expect(deadline.signal.aborted).toBe(false);
-    deadline.dispose();
   });
 });
