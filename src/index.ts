@@ -11,7 +11,7 @@ export { CaptureError, ERROR_CATALOGUE, isCaptureError, statusOf, type ErrorCode
 export { captureErrors } from './core/errors/factories.js';
 export { CaptureParamsSchema, captureParamsJsonSchema, parseCaptureParams, type CaptureParams, type CaptureInput } from './core/schema/capture-params.js';
 export { FORMATS, IMAGE_FORMATS, VIDEO_FORMATS, isVideoFormat, type CaptureFormat } from './core/schema/formats.js';
-export { PHASES, type ResolvedCoreOptions, type Phase, type Stage, type CapturePlugin, type CaptureContext, type PluginHost, type ImageArtifact, type FrameStream, type EncodedOutput } from './core/plugin-api.js';
+export { PHASES, stateKey, CaptureState, type StateKey, type ResolvedCoreOptions, type Phase, type Stage, type CapturePlugin, type CaptureContext, type PluginHost, type ImageArtifact, type FrameStream, type EncodedOutput } from './core/plugin-api.js';
 export type { ContextPool, BrowserLease, EgressGuard, PoolStats, PreparedContext, CaptureObserver } from './core/ports.js';
 export { consoleLogger, silentLogger, type Logger } from './core/logger.js';
 export type { CaptureStorage, StoredFile } from './core/storage.js';

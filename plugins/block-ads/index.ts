@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { PlaywrightBlocker } from '@ghostery/adblocker-playwright';
-import type { CaptureContext, CapturePlugin } from '../../src/core/plugin-api.js';
+import { stateKey, type CaptureContext, type CapturePlugin } from '../../src/core/plugin-api.js';
 import type { Logger } from '../../src/core/logger.js';
 import { abortable, bestEffort } from '../../src/core/deadline.js';
 import { loadEngine, type PrebuiltEngine } from './engine-cache.js';
@@ -30,6 +30,8 @@ export interface BlockAdsOptions {
 }
 
 const PLUGIN = 'block-ads';
+/** The page's blocking, from `enable` to the cosmetic passes. */
+const BLOCKING = stateKey<PageBlocking>(PLUGIN);
 
 /**
  * `block_ads`: network blocking and cosmetic filtering with Ghostery's engine on EasyList and
@@ -60,7 +62,7 @@ export function blockAds(options: BlockAdsOptions = {}): CapturePlugin {
   };
 
   const lastPass = async (ctx: CaptureContext): Promise<void> => {
-    const blocking = ctx.state.get(PLUGIN) as PageBlocking | undefined;
+    const blocking = ctx.state.get(BLOCKING);
     if (!blocking) return;
     await bestEffort(() => applyCosmeticPass(blocking.blocker, ctx.page, blocking.blocked), ctx.budget(cosmeticBudget), ctx.signal);
   };
@@ -96,7 +98,7 @@ export function blockAds(options: BlockAdsOptions = {}): CapturePlugin {
           const blocking = new PageBlocking(ctx.page, loaded);
           ctx.defer(() => blocking.disable());
           await blocking.enable(ctx.params.url);
-          ctx.state.set(PLUGIN, blocking);
+          ctx.state.set(BLOCKING, blocking);
         },
       },
       { name: 'cosmetic-pass', phase: 'settle', leavesContextState: false, when: (params) => params.block_ads, run: lastPass },

@@ -1,5 +1,5 @@
 import type { Disposable } from 'playwright-core';
-import type { CaptureContext, CapturePlugin } from '../../src/core/plugin-api.js';
+import { stateKey, type CaptureContext, type CapturePlugin } from '../../src/core/plugin-api.js';
 import { bestEffort, sleep } from '../../src/core/deadline.js';
 import { autoconsentInitScript, STATE_KEY } from './autoconsent-script.js';
 import { isSettled, readConsentStates, type FrameConsentState, type SettleTimings } from './autoconsent-state.js';
@@ -26,6 +26,8 @@ export interface BlockCookiesOptions {
 }
 
 const PLUGIN = 'block-cookies';
+/** What the plugin learnt of the page so far, from `inject-autoconsent` to the dismissals. */
+const COOKIE_STATE = stateKey<CookieState>(PLUGIN);
 const MARK = 'block-cookies';
 
 interface CookieState {
@@ -35,7 +37,10 @@ interface CookieState {
   autoconsent: FrameConsentState[];
 }
 
-/** What block_cookies did on one capture, in `ctx.state.get('block-cookies:result')`. */
+/** Where a capture's `BlockCookiesResult` is left for later stages (a test's inspector, an app's plugin). */
+export const BLOCK_COOKIES_RESULT = stateKey<BlockCookiesResult>('block-cookies:result');
+
+/** What block_cookies did on one capture, in `ctx.state.get(BLOCK_COOKIES_RESULT)`. */
 export interface BlockCookiesResult {
   /** Frames where autoconsent found a CMP's popup, and whether it opted out in time. */
   autoconsent: { cmp: string; url: string; optedOut: boolean }[];
@@ -65,7 +70,7 @@ export function blockCookies(options: BlockCookiesOptions = {}): CapturePlugin {
     if (report.known + report.heuristic + report.consentFrames > 0) state.consentSeen = true;
     const handled = state.autoconsent.filter((frame) => frame.popupAt > 0).map(({ cmp, url, optedOut }) => ({ cmp, url, optedOut }));
     const { known, heuristic, overlays, unlocked, consentFrames } = report;
-    ctx.state.set(`${PLUGIN}:result`, { autoconsent: handled, fallback: { known, heuristic, overlays, unlocked, consentFrames } } satisfies BlockCookiesResult);
+    ctx.state.set(BLOCK_COOKIES_RESULT, { autoconsent: handled, fallback: { known, heuristic, overlays, unlocked, consentFrames } } satisfies BlockCookiesResult);
   };
 
   const clean = async (ctx: CaptureContext, state: CookieState): Promise<void> => {
@@ -95,7 +100,7 @@ export function blockCookies(options: BlockCookiesOptions = {}): CapturePlugin {
           // Not awaited: commands to a page run in order, so a page used again would see it gone
           // before anything else, and the capture does not wait a round trip for a closing page.
           ctx.defer(() => void script.dispose().catch(() => undefined));
-          ctx.state.set(PLUGIN, { consentSeen: false, autoconsent: [] } satisfies CookieState);
+          ctx.state.set(COOKIE_STATE, { consentSeen: false, autoconsent: [] });
         },
       },
       {
@@ -104,7 +109,7 @@ export function blockCookies(options: BlockCookiesOptions = {}): CapturePlugin {
         leavesContextState: false,
         when: (params) => params.block_cookies,
         run: async (ctx) => {
-          const state = ctx.state.get(PLUGIN) as CookieState | undefined;
+          const state = ctx.state.get(COOKIE_STATE);
           if (!state) return;
           // One look per frame. A page that shows nothing consent-like is done with it (the look
           // installed the stylesheet for CMPs that come later): it never waits for autoconsent.
@@ -145,7 +150,7 @@ export function blockCookies(options: BlockCookiesOptions = {}): CapturePlugin {
         leavesContextState: false,
         when: (params) => params.block_cookies && params.delay > 0,
         run: async (ctx) => {
-          const state = ctx.state.get(PLUGIN) as CookieState | undefined;
+          const state = ctx.state.get(COOKIE_STATE);
           if (state) await clean(ctx, state);
         },
       },

@@ -3,6 +3,7 @@ import type { EgressGuard } from './ports.js';
 import { captureErrors } from './errors/factories.js';
 import { trackInflight } from './network-idle.js';
 import { abortable, sleep } from './deadline.js';
+import { CONTEXT_ATTACHMENT } from './capture-state.js';
 import { toCaptureError } from './errors/to-capture-error.js';
 import type { CaptureError } from './errors/catalogue.js';
 import type { Request, Response } from 'playwright-core';
@@ -36,7 +37,7 @@ export function corePlugin(egress: EgressGuard): CapturePlugin {
 
 async function navigate(ctx: CaptureContext, egress: EgressGuard): Promise<void> {
   const { page, params } = ctx;
-  const session = ctx.state.get('egress');
+  const session = ctx.state.get(CONTEXT_ATTACHMENT);
   // Every main-frame hop (redirects included): a refused hop is the caller's URL_NOT_ALLOWED.
   const hops = [params.url];
   const isMainNavigation = (request: Request): boolean => request.isNavigationRequest() && request.frame() === page.mainFrame();

@@ -1,6 +1,9 @@
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import type { CaptureParams } from './schema/capture-params.js';
 import type { Logger } from './logger.js';
+import type { CaptureState } from './capture-state.js';
+
+export { stateKey, CaptureState, type StateKey } from './capture-state.js';
 
 /**
  * The fixed phases of a capture, in order. Plugins add stages to them; the engine owns the order.
@@ -81,8 +84,8 @@ export interface CaptureContext {
   metadata?: PageMetadata;
   /** The stored file's key and where it is served, when `store` ran. */
   stored?: { key: string; url: string };
-  /** Free-form state plugins share with each other, keyed by plugin name. */
-  readonly state: Map<string, unknown>;
+  /** State stages share within this capture, under typed keys made with `stateKey<T>(name)`. */
+  readonly state: CaptureState;
   /** Registers a cleanup; cleanups run in reverse order when the capture ends, whatever happened. */
   defer(cleanup: () => unknown): void;
   /** Logs without failing the capture (warnings a plugin wants an operator to see). */

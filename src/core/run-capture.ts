@@ -4,6 +4,7 @@ import type { RunOutcome } from './capture-result.js';
 import type { CaptureParams } from './schema/capture-params.js';
 import type { Deadline } from './deadline.js';
 import { abortable, settlesWithin, throwIfAborted } from './deadline.js';
+import { CaptureState, CONTEXT_ATTACHMENT } from './capture-state.js';
 import type { Pipeline } from './pipeline.js';
 import type { BrowserLease, CaptureObserver } from './ports.js';
 import type { Logger } from './logger.js';
@@ -42,7 +43,7 @@ export async function runCapture({ id, params, deadline, lease, pipeline, log, o
     browserContext: lease.context,
     page: lease.page,
     cdp: lease.cdp,
-    state: new Map([['egress', lease.attachment]]),
+    state: initialState(lease.attachment),
     defer: (cleanup) => cleanups.push(cleanup),
     warn: (message, error) => log.warn({ captureId: id, error: error === undefined ? undefined : String(error) }, message),
   };
@@ -108,4 +109,10 @@ function tell(notify: () => void): void {
   } catch {
     // ignored on purpose: metrics are best effort
   }
+}
+
+function initialState(attachment: unknown): CaptureState {
+  const state = new CaptureState();
+  state.set(CONTEXT_ATTACHMENT, attachment);
+  return state;
 }

@@ -5,6 +5,7 @@ import { decode, near, type DecodedImage } from '../helpers/pixels.js';
 import { corpusResolver, HOST_RESOLVER_RULES, startCorpusServer, type CorpusServer } from '../../fixtures/corpus/server.js';
 import { COLOURS, VIEWPORT, type CorpusPage, type Point } from '../../fixtures/corpus/manifest.js';
 import type { CaptureEngine, CaptureEngineOptions, CapturePlugin } from '../../src/index.js';
+import { BLOCK_COOKIES_RESULT } from '../../plugins/block-cookies/index.js';
 
 /** What the page looked like to a script once the capture was taken. */
 export interface PageInspection {
@@ -41,7 +42,7 @@ export function inspector(results: Map<string, PageInspection>): CapturePlugin {
               blurred: [...document.body.children].some((child) => /blur\(/.test(getComputedStyle(child).filter)),
             };
           });
-          results.set(ctx.params.url, { ...seen, cookies: ctx.state.get('block-cookies:result') });
+          results.set(ctx.params.url, { ...seen, cookies: ctx.state.get(BLOCK_COOKIES_RESULT) });
         },
       },
     ],
