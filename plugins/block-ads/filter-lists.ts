@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { BLOCK_ADS_DEFAULTS } from './defaults.js';
 
 /**
  * Where Debian's `webext-ublock-origin-chromium` (and its siblings) keep uBlock Origin's bundled
@@ -48,7 +49,7 @@ export async function downloadList(url: string, options: ListDownloadOptions): P
   const cached = await stat(file).catch(() => undefined);
   if (cached && Date.now() - cached.mtimeMs < options.maxAgeMs) return file;
   try {
-    const response = await options.fetch(url, { signal: AbortSignal.timeout(options.timeoutMs ?? 30_000) });
+    const response = await options.fetch(url, { signal: AbortSignal.timeout(options.timeoutMs ?? BLOCK_ADS_DEFAULTS.listTimeoutMs) });
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     const text = await response.text();
     await mkdir(dir, { recursive: true });

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { PlaywrightBlocker } from '@ghostery/adblocker-playwright';
+import { BLOCK_ADS_DEFAULTS } from './defaults.js';
 import { stateKey, type CaptureContext, type CapturePlugin } from '../../src/core/plugin-api.js';
 import type { Logger } from '../../src/core/logger.js';
 import { abortable, bestEffort } from '../../src/core/deadline.js';
@@ -43,7 +44,7 @@ export function blockAds(options: BlockAdsOptions = {}): CapturePlugin {
   let engine: Promise<PlaywrightBlocker> | undefined;
   let source: Parameters<typeof loadEngine>[0] | undefined;
   let log: Logger | undefined;
-  const cosmeticBudget = options.cosmeticPassBudgetMs ?? 1000;
+  const cosmeticBudget = options.cosmeticPassBudgetMs ?? BLOCK_ADS_DEFAULTS.cosmeticPassBudgetMs;
 
   const blocker = (): Promise<PlaywrightBlocker> => {
     if (!source) throw new Error('block-ads used before setup');
@@ -75,7 +76,7 @@ export function blockAds(options: BlockAdsOptions = {}): CapturePlugin {
         lists: options.lists,
         prebuilt: options.prebuilt,
         cacheDir: options.cacheDir ?? path.join(host.options.tempDir, 'adblock'),
-        maxListAgeMs: options.maxListAgeMs ?? 24 * 3600_000,
+        maxListAgeMs: options.maxListAgeMs ?? BLOCK_ADS_DEFAULTS.maxListAgeMs,
         fetch: options.fetch ?? globalThis.fetch,
       };
     },
@@ -107,3 +108,5 @@ export function blockAds(options: BlockAdsOptions = {}): CapturePlugin {
     ],
   };
 }
+
+export { BLOCK_ADS_DEFAULTS } from './defaults.js';

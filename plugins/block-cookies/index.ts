@@ -47,15 +47,22 @@ export interface BlockCookiesResult {
   fallback: Omit<PageReport, 'autoconsent' | 'held'>;
 }
 
+/** The defaults of `BlockCookiesOptions` (and the grace a popup gets once autoconsent saw it). */
+export const BLOCK_COOKIES_DEFAULTS = Object.freeze({ optOutWaitMs: 1000, startMs: 250, firstPassMs: 100, popupGraceMs: 300, fallbackBudgetMs: 1000 });
+
 /**
  * `block_cookies`: dismisses cookie banners and privacy notices the way a person would want the
  * page: autoconsent opts out where its rules know the CMP (in every frame), then a cosmetic
  * fallback hides what is left and removes the backdrop and scroll lock a dialog leaves.
  */
 export function blockCookies(options: BlockCookiesOptions = {}): CapturePlugin {
-  const optOutWaitMs = options.optOutWaitMs ?? 1000;
-  const waits: SettleTimings = { startMs: options.startMs ?? 250, firstPassMs: options.firstPassMs ?? 100, popupGraceMs: 300 };
-  const fallbackBudgetMs = options.fallbackBudgetMs ?? 1000;
+  const optOutWaitMs = options.optOutWaitMs ?? BLOCK_COOKIES_DEFAULTS.optOutWaitMs;
+  const waits: SettleTimings = {
+    startMs: options.startMs ?? BLOCK_COOKIES_DEFAULTS.startMs,
+    firstPassMs: options.firstPassMs ?? BLOCK_COOKIES_DEFAULTS.firstPassMs,
+    popupGraceMs: BLOCK_COOKIES_DEFAULTS.popupGraceMs,
+  };
+  const fallbackBudgetMs = options.fallbackBudgetMs ?? BLOCK_COOKIES_DEFAULTS.fallbackBudgetMs;
   const input = (hold: boolean, consentSeen: boolean): FallbackInput => ({
     selectors: [...KNOWN_CMP_SELECTORS, ...(options.extraSelectors ?? [])],
     consentWords: CONSENT_WORDS,

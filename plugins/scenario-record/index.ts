@@ -13,14 +13,17 @@ export interface RecordScenarioOptions {
   latencyMs?: number;
 }
 
+/** The defaults of `RecordScenarioOptions`. */
+export const RECORD_DEFAULTS = Object.freeze({ frameQuality: 90, latencyMs: 250 });
+
 /**
  * `scenario=record`: the live page for `duration` seconds (CSS and JS animations, playing videos),
  * recorded with Chromium's screencast and resampled to exactly duration × fps frames.
  */
 export function recordScenario(options: RecordScenarioOptions = {}): CapturePlugin {
   let fps = options.fps;
-  const quality = options.frameQuality ?? 90;
-  const latencyMs = options.latencyMs ?? 250;
+  const quality = options.frameQuality ?? RECORD_DEFAULTS.frameQuality;
+  const latencyMs = options.latencyMs ?? RECORD_DEFAULTS.latencyMs;
   return {
     name: 'scenario-record',
     setup(host) {

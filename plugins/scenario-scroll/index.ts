@@ -16,13 +16,16 @@ export interface ScrollScenarioOptions {
   frameTimeoutMs?: number;
 }
 
+/** The defaults of `ScrollScenarioOptions`. */
+export const SCROLL_DEFAULTS = Object.freeze({ frameQuality: 90, scrollAnimationMs: 800, frameTimeoutMs: 3_000 });
+
 /**
  * `scenario=scroll`: a smooth scrolling animation of the page, rendered by deterministic frame
  * stepping, so the video is exactly `duration` s at a constant rate however loaded the machine is.
  */
 export function scrollScenario(options: ScrollScenarioOptions = {}): CapturePlugin {
   let fps = options.fps;
-  const quality = options.frameQuality ?? 90;
+  const quality = options.frameQuality ?? SCROLL_DEFAULTS.frameQuality;
   return {
     name: 'scenario-scroll',
     setup(host) {
@@ -40,7 +43,7 @@ export function scrollScenario(options: ScrollScenarioOptions = {}): CapturePlug
           const latest = new LatestFrame();
           const { cdp, screencast } = await screencastFor(ctx, quality, (frame, ack) => latest.push(frame, ack));
           const frameCount = Math.round(duration * rate);
-          const timeline = new ScrollTimeline({ fps: rate, scrollBy, delayMs, animationMs: options.scrollAnimationMs ?? 800 });
+          const timeline = new ScrollTimeline({ fps: rate, scrollBy, delayMs, animationMs: options.scrollAnimationMs ?? SCROLL_DEFAULTS.scrollAnimationMs });
           async function* frames(): AsyncGenerator<Buffer> {
             try {
               yield* scrollFrames({
@@ -50,7 +53,7 @@ export function scrollScenario(options: ScrollScenarioOptions = {}): CapturePlug
                 frameCount,
                 fps: rate,
                 quality,
-                frameTimeoutMs: options.frameTimeoutMs ?? 3_000,
+                frameTimeoutMs: options.frameTimeoutMs ?? SCROLL_DEFAULTS.frameTimeoutMs,
                 signal: ctx.signal,
                 onFallback: () => ctx.warn('screencast stopped delivering frames; scrolling continues with screenshots'),
               });

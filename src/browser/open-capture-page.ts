@@ -1,8 +1,9 @@
 import type { BrowserContext, BrowserContextOptions, CDPSession, Page } from 'playwright-core';
+import { DEFAULTS } from '../core/defaults.js';
 
 const BASE_CONTEXT_OPTIONS: BrowserContextOptions = {
   // The default viewport of the capture parameters, so the common request needs no resize.
-  viewport: { width: 1920, height: 1080 },
+  viewport: { ...DEFAULTS.viewport },
   deviceScaleFactor: 1,
   serviceWorkers: 'block',
   acceptDownloads: false,

@@ -13,6 +13,10 @@ export const DEFAULTS = Object.freeze({
   concurrency: 2 * os.availableParallelism(),
   /** Captures waiting before new ones get `503 SERVICE_BUSY`. */
   maxQueue: 32,
+  /** How often stored files past their lifetime are swept, in ms. */
+  storageSweepIntervalMs: 600_000,
+  /** The viewport of a capture that names none, and of a context opened before its capture is known. */
+  viewport: Object.freeze({ width: 1920, height: 1080 }),
   /** Relaunch Chromium after this many captures (0 = never). */
   recycleAfter: 1000,
   /** With `contextReuse`: captures one context serves before it is closed. */

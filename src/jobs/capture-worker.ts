@@ -6,7 +6,7 @@ import type { CaptureError } from '../core/errors/catalogue.js';
 import { DEFAULTS } from '../core/defaults.js';
 import { decodeFailure, encodeFailure, type CaptureJobData, type CaptureJobResult, type WebhookJobData } from './job-data.js';
 import { jobStatus } from './job-status.js';
-import { resolveJobsOptions, type CaptureJobsOptions } from './jobs-options.js';
+import { JOBS_DEFAULTS, resolveJobsOptions, type CaptureJobsOptions } from './jobs-options.js';
 import { Settlement, type QuotaRefund } from './settlement.js';
 import { startWebhookWorker, WebhookOutbox } from './webhooks.js';
 
@@ -42,7 +42,7 @@ export function startCaptureWorker(engine: CaptureEngine, options: CaptureWorker
   const connection = resolved.connect();
   const outbox = new WebhookOutbox(resolved, connection);
   const settlement = new Settlement(connection, outbox, options.refund, resolved.retentionMs, resolved.queueName);
-  const lockDuration = options.lockDurationMs ?? 30_000;
+  const lockDuration = options.lockDurationMs ?? JOBS_DEFAULTS.lockDurationMs;
 
   const process = async (job: Job<CaptureJobData, CaptureJobResult>, _token?: string, signal?: AbortSignal): Promise<CaptureJobResult> => {
     const startedAt = Date.now();

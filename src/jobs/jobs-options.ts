@@ -43,22 +43,25 @@ export interface ResolvedJobsOptions {
   resolver: Resolver | undefined;
 }
 
+/** The defaults of `CaptureJobsOptions` and `CaptureWorkerOptions`. */
+export const JOBS_DEFAULTS = Object.freeze({ queueName: 'capture-engine', attempts: 3, backoffMs: 2_000, webhookAttempts: 5, webhookBackoffMs: 1_000, lockDurationMs: 30_000 });
+
 export function resolveJobsOptions(options: CaptureJobsOptions): ResolvedJobsOptions {
   const { connection, webhookSecret } = options;
-  const queueName = options.queueName ?? 'capture-engine';
+  const queueName = options.queueName ?? JOBS_DEFAULTS.queueName;
   const retentionMs = positive(options.retentionMs ?? DEFAULTS.fileLifetimeMs, 'retentionMs');
   return {
     // BullMQ's blocking commands must wait as long as they need: `maxRetriesPerRequest: null`.
     connect: () => (typeof connection === 'string' ? new Redis(connection, { maxRetriesPerRequest: null }) : connection.duplicate({ maxRetriesPerRequest: null })),
     queueName,
     webhookQueueName: `${queueName}-webhooks`,
-    attempts: positive(options.attempts ?? 3, 'attempts'),
-    backoffMs: positive(options.backoffMs ?? 2_000, 'backoffMs'),
+    attempts: positive(options.attempts ?? JOBS_DEFAULTS.attempts, 'attempts'),
+    backoffMs: positive(options.backoffMs ?? JOBS_DEFAULTS.backoffMs, 'backoffMs'),
     retentionMs,
     keepFinished: { age: Math.ceil(retentionMs / 1000) },
     secretFor: typeof webhookSecret === 'function' ? webhookSecret : () => webhookSecret,
-    webhookAttempts: positive(options.webhookAttempts ?? 5, 'webhookAttempts'),
-    webhookBackoffMs: positive(options.webhookBackoffMs ?? 1_000, 'webhookBackoffMs'),
+    webhookAttempts: positive(options.webhookAttempts ?? JOBS_DEFAULTS.webhookAttempts, 'webhookAttempts'),
+    webhookBackoffMs: positive(options.webhookBackoffMs ?? JOBS_DEFAULTS.webhookBackoffMs, 'webhookBackoffMs'),
     allowPrivateNetworks: options.allowPrivateNetworks ?? false,
     resolver: options.resolver,
   };

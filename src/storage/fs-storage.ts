@@ -45,7 +45,7 @@ export function createFsStorage(options: FsStorageOptions): CaptureStorage & { s
     }
     return removed;
   };
-  const timer = setInterval(() => void sweep(), options.sweepIntervalMs ?? 600_000);
+  const timer = setInterval(() => void sweep(), options.sweepIntervalMs ?? DEFAULTS.storageSweepIntervalMs);
   timer.unref();
 
   return {

@@ -172,7 +172,7 @@ export function s3Storage(options: S3StorageOptions): S3Storage {
     });
     return removed;
   };
-  const timer = setInterval(() => void sweep().catch(() => undefined), options.sweepIntervalMs ?? 600_000);
+  const timer = setInterval(() => void sweep().catch(() => undefined), options.sweepIntervalMs ?? DEFAULTS.storageSweepIntervalMs);
   timer.unref();
 
   return {

@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { FORMATS, type CaptureFormat } from './formats.js';
 import { PAGE_OPTION_PROPERTIES } from './page-option-params.js';
+import { DEFAULTS } from '../defaults.js';
 
 export const WAIT_UNTIL = ['load', 'domcontentloaded', 'networkidle0', 'networkidle2'] as const;
 /** Paper sizes Chromium prints, in inches (width × height, portrait). */
@@ -25,8 +26,8 @@ export const CaptureParamsSchema = Type.Object(
       default: 'png',
       description: 'Output format: png, jpg, webp images; pdf, the page printed by Chromium; mp4, webm and animated gif, videos of a scroll or record scenario.',
     }),
-    viewport_width: Type.Integer({ minimum: 100, maximum: 7680, default: 1920, description: 'Viewport width in px.' }),
-    viewport_height: Type.Integer({ minimum: 100, maximum: 4320, default: 1080, description: 'Viewport height in px.' }),
+    viewport_width: Type.Integer({ minimum: 100, maximum: 7680, default: DEFAULTS.viewport.width, description: 'Viewport width in px.' }),
+    viewport_height: Type.Integer({ minimum: 100, maximum: 4320, default: DEFAULTS.viewport.height, description: 'Viewport height in px.' }),
     full_page: Type.Boolean({ default: false, description: 'Capture the whole page height (images only).' }),
     full_page_max_height: Type.Optional(
       Type.Integer({ minimum: 100, maximum: 1_000_000, description: 'Tallest full-page image in px (the tier and the engine cap it); taller pages are cut and report `clipped_from`.' }),

@@ -22,9 +22,12 @@ export interface EgressProxyOptions {
   connectTimeoutMs?: number;
 }
 
+/** The defaults of `EgressProxyOptions`. */
+export const EGRESS_PROXY_DEFAULTS = Object.freeze({ dnsPinMs: 60_000, connectTimeoutMs: 15_000 });
+
 export function createEgressProxy(policy: EgressPolicy, options: EgressProxyOptions = {}): EgressProxy {
   const sessions = new Set<ProxySession>();
-  const sessionOptions = { dnsPinMs: options.dnsPinMs ?? 60_000, connectTimeoutMs: options.connectTimeoutMs ?? 15_000 };
+  const sessionOptions = { dnsPinMs: options.dnsPinMs ?? EGRESS_PROXY_DEFAULTS.dnsPinMs, connectTimeoutMs: options.connectTimeoutMs ?? EGRESS_PROXY_DEFAULTS.connectTimeoutMs };
   let closed = false;
   return {
     async openSession() {
