@@ -1,15 +1,45 @@
 import { defineConfig } from 'vitest/config';
 
+/** Tests that start no browser: they run first, files in parallel. */
+const UNIT = [
+  'test/core/**/*.test.ts',
+  'test/http/**/*.test.ts',
+  'test/jobs/job-units.test.ts',
+  'test/jobs/settlement.test.ts',
+  'test/egress/egress-address.test.ts',
+  'test/egress/egress-url.test.ts',
+  'test/egress/egress-proxy-raw.test.ts',
+  'test/egress/outbound-guard.test.ts',
+  'test/storage/storage-fs.test.ts',
+  'test/storage/s3-env.test.ts',
+  'test/storage/s3-parts.test.ts',
+  'test/plugins/blank-shot.test.ts',
+  'test/plugins/video-units.test.ts',
+  'test/adapters/disconnect.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // Every browser test file owns a Chromium. One file at a time: two in parallel starve a live
-    // recording's screencast on two cores (frozen frames), and timing-based checks with it.
+    globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
-    maxWorkers: 1,
-    fileParallelism: false,
     reporters: ['default'],
+    projects: [
+      { extends: true, test: { name: 'unit', include: UNIT, sequence: { groupOrder: 0 } } },
+      {
+        extends: true,
+        test: {
+          name: 'browser',
+          include: ['test/**/*.test.ts'],
+          exclude: UNIT,
+          // Every browser test file owns a Chromium. One file at a time: two in parallel starve a
+          // live recording's screencast on two cores (frozen frames), and timing-based checks with it.
+          maxWorkers: 1,
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });

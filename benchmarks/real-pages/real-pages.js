@@ -14,7 +14,7 @@
 // About 2.5 minutes for the 10 pages on a 2-core machine (load average about 2).
 //
 // Method: the packages are downloaded and unpacked, never installed (real-pages-list.js has the
-// pages); each package's HTML directory is served by fixtures/static-server.js on
+// pages); each package's HTML directory is served by fixtures/page-server.js (serveDirectory) on
 // 127.0.0.1. Every page is captured once per tool at 1280x800, full page, PNG:
 // - engine: `createCaptureEngine({ allowPrivateNetworks: true, log: silentLogger, concurrency: 1 })`,
 //   `engine.capture({ url, full_page: true, viewport_width: 1280, viewport_height: 800 })`,
@@ -33,7 +33,7 @@
 
 import fs from 'node:fs';
 import os from 'node:os';
-import { startStaticServer } from '../../fixtures/static-server.js';
+import { serveDirectory, startPageServer } from '../../fixtures/page-server.js';
 import { blankBands } from '../lib/blank-bands.js';
 import { CHROMIUM_PATH } from '../lib/chromium.js';
 import { readOptions } from '../lib/cli-options.js';
@@ -157,7 +157,7 @@ async function main() {
   const loadStart = loadAverage();
   const pages = [];
   for (const group of groups) {
-    const server = await startStaticServer(group.root);
+    const server = await startPageServer(serveDirectory(group.root));
     servers.push(server);
     for (const page of group.pages) pages.push({ ...page, url: server.url(page.file) });
   }

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { startPageServer } from '../../fixtures/page-server.js';
 
 /**
  * Pages for browser tests, on 127.0.0.1:0: solid colours and known geometry, so a capture can be
@@ -146,29 +146,11 @@ const routes: Record<string, Handler> = {
 };
 
 export async function startFixtureServer(extra: Record<string, Handler> = {}): Promise<FixtureServer> {
-  const counts = new Map<string, number>();
   const all = { ...routes, ...extra };
-  const server: Server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://fixture');
-    counts.set(url.pathname, (counts.get(url.pathname) ?? 0) + 1);
+  const server = await startPageServer((req, res, url) => {
     const handler = all[url.pathname];
     if (handler) handler(req, res, url.searchParams);
     else html(res, '<body>not found</body>', 404);
   });
-  const sockets = new Set<import('node:net').Socket>();
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    origin,
-    url: (path) => `${origin}${path}`,
-    hits: (path) => counts.get(path) ?? 0,
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  return { ...server, url: (path) => `${server.origin}${path}` };
 }

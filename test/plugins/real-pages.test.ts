@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CaptureEngine } from '../../src/index.js';
 import { createTestEngine } from '../helpers/engine.js';
 import { decode, near, type DecodedImage } from '../helpers/pixels.js';
-import { startStaticServer, type StaticServer } from '../../fixtures/static-server.js';
+import { serveDirectory, startPageServer, type PageServer } from '../../fixtures/page-server.js';
 
 /**
  * Node's API documentation from Debian's nodejs-doc (fetched by `npm run setup`, never installed):
@@ -13,11 +13,11 @@ import { startStaticServer, type StaticServer } from '../../fixtures/static-serv
  */
 const DOCS = new URL('../.artifacts/real-pages/nodejs-doc/usr/share/doc/nodejs/api/', import.meta.url);
 
-let server: StaticServer;
+let server: PageServer;
 let engine: CaptureEngine;
 beforeAll(async () => {
   if (!existsSync(DOCS)) throw new Error('Real pages missing: run `npm run setup` (scripts/fetch-real-pages.sh)');
-  server = await startStaticServer(fileURLToPath(DOCS));
+  server = await startPageServer(serveDirectory(fileURLToPath(DOCS)));
   engine = await createTestEngine({ concurrency: 1 });
 });
 afterAll(async () => {

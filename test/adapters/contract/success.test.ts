@@ -1,10 +1,10 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { decode, near, MAGIC } from '../helpers/pixels.js';
-import { rawGet } from '../helpers/raw-http.js';
-import { until } from '../helpers/wait.js';
-import { ADAPTERS } from '../helpers/adapters.js';
-import { contractSuite, KEYS, RATE_HEADERS, QUOTA_HEADERS } from './contract-suite.js';
+import { decode, near, MAGIC } from '../../helpers/pixels.js';
+import { rawGet } from '../../helpers/raw-http.js';
+import { until } from '../../helpers/wait.js';
+import { ADAPTERS } from '../../helpers/adapters.js';
+import { contractSuite, KEYS, RATE_HEADERS, QUOTA_HEADERS } from './suite.js';
 
 describe.each(ADAPTERS)('HTTP contract on %s: answers', (adapter) => {
   const suite = contractSuite(adapter);

@@ -1,10 +1,10 @@
-import { createCaptureHttp } from '../../src/index.js';
+import { createCaptureHttp } from '../../../src/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CaptureEngine } from '../../src/index.js';
-import { createTestEngine } from '../helpers/engine.js';
-import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
-import { ADAPTERS, startApp, type RunningApp } from '../helpers/adapters.js';
-import { QUOTA_HEADERS, RATE_HEADERS } from './contract-suite.js';
+import type { CaptureEngine } from '../../../src/index.js';
+import { createTestEngine } from '../../helpers/engine.js';
+import { startFixtureServer, type FixtureServer } from '../../helpers/fixture-server.js';
+import { ADAPTERS, startApp, type RunningApp } from '../../helpers/adapters.js';
+import { QUOTA_HEADERS, RATE_HEADERS } from './suite.js';
 
 /**
  * The error codes of the capture options on every adapter: one engine with a short budget (what is

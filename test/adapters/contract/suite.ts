@@ -1,8 +1,8 @@
 import { afterAll, beforeAll } from 'vitest';
-import { createCaptureHttp, type CaptureEngine } from '../../src/index.js';
-import { createTestEngine } from '../helpers/engine.js';
-import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
-import { startApp, type AdapterName, type RunningApp } from '../helpers/adapters.js';
+import { createCaptureHttp, type CaptureEngine } from '../../../src/index.js';
+import { createTestEngine } from '../../helpers/engine.js';
+import { startFixtureServer, type FixtureServer } from '../../helpers/fixture-server.js';
+import { startApp, type AdapterName, type RunningApp } from '../../helpers/adapters.js';
 
 /** The HTTP contract suites' keys: one per tier, and two with small limits to run out. */
 export const KEYS = {

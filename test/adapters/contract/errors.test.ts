@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { closedPort } from '../helpers/ports.js';
-import { ADAPTERS } from '../helpers/adapters.js';
-import { contractSuite, KEYS, RATE_HEADERS, QUOTA_HEADERS } from './contract-suite.js';
+import { closedPort } from '../../helpers/ports.js';
+import { ADAPTERS } from '../../helpers/adapters.js';
+import { contractSuite, KEYS, RATE_HEADERS, QUOTA_HEADERS } from './suite.js';
 
 describe.each(ADAPTERS)('HTTP contract on %s: errors', (adapter) => {
   const suite = contractSuite(adapter);
