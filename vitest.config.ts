@@ -4,6 +4,7 @@ import { defineConfig } from 'vitest/config';
 const UNIT = [
   'test/core/**/*.test.ts',
   'test/http/**/*.test.ts',
+  'test/access/**/*.test.ts',
   'test/jobs/job-units.test.ts',
   'test/jobs/settlement.test.ts',
   'test/egress/egress-address.test.ts',
@@ -16,6 +17,7 @@ const UNIT = [
   'test/plugins/blank-shot.test.ts',
   'test/plugins/video-units.test.ts',
   'test/adapters/disconnect.test.ts',
+  'test/adapters/adapter-input.test.ts',
 ];
 
 export default defineConfig({

@@ -193,6 +193,8 @@ describe('context reuse (contextReuse)', () => {
         {
           name: 'heap',
           phase: 'prepare',
+          // Reads only: an undeclared stage would be taken to leave state, and its capture not share.
+          leavesContextState: false,
           run: async (ctx) => {
             pages.push(ctx.page);
             heapAtStart.push((await ctx.cdp.send('Runtime.getHeapUsage')).usedSize);

@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,6 +32,21 @@ describe('file key store', () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'capture-engine-keys-'));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads a key file of an earlier version, whose ids were called prefixes', async () => {
+    const file = path.join(dir, 'old-keys.json');
+    const key = 'ce_oldkey01_secret-of-an-earlier-version';
+    const digest = createHash('sha256').update(key).digest('hex');
+    writeFileSync(file, JSON.stringify({ version: 1, keys: [{ prefix: 'ce_oldkey01', digest, tier: 'BASIC', created: '2026-01-01T00:00:00.000Z' }] }));
+    const store = createFileKeyStore(file);
+    try {
+      expect(await store.lookup(key)).toEqual({ id: 'ce_oldkey01', digest, tier: 'BASIC', created: '2026-01-01T00:00:00.000Z' });
+      expect(await store.revoke('ce_oldkey01')).toBe(true);
+      expect((await store.list())[0]).toMatchObject({ id: 'ce_oldkey01', revoked: expect.any(String) });
+    } finally {
+      await store.close();
+    }
+  });
 
   it('creates keys shown once, stores digests only, and a running instance sees revocations', async () => {
     const file = path.join(dir, 'keys.json');
