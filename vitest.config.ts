@@ -26,6 +26,9 @@ export default defineConfig({
     hookTimeout: 60_000,
     globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
+    // Test files share their worker's module cache: loading Playwright, sharp and the engine once per
+    // worker instead of once per file. Every file closes what it opens (engines, servers, stores).
+    isolate: false,
     reporters: ['default'],
     projects: [
       { extends: true, test: { name: 'unit', include: UNIT, sequence: { groupOrder: 0 } } },
