@@ -4,20 +4,25 @@ import { serve } from './cli/serve.js';
 import { shot } from './cli/shot.js';
 import { keys } from './cli/keys.js';
 import { worker } from './cli/worker.js';
+import { link } from './cli/link.js';
 
 const USAGE = `capture-engine: screenshots and videos of web pages
 
   capture-engine serve [--port 3000] [--host 0.0.0.0] [--adapter node|express|fastify|koa] [--storage-dir DIR]
                        [--allow-private-networks] [--worker]
   capture-engine worker [--concurrency 4] [--storage-dir DIR] [--allow-private-networks]
-  capture-engine keys create --tier PRO [--name NAME] | list | revoke PREFIX | set-tier PREFIX TIER
+  capture-engine keys create --tier PRO [--name NAME] [--signed-only] | list | revoke PREFIX | set-tier PREFIX TIER
+                       | rotate-signing PREFIX
+  capture-engine link <url> --key PREFIX --signing-secret SECRET [--expires-in SECONDS] [--base-url URL]
+                       [--format webp --viewport-width 1200 ...]   (or --api-key KEY for a CAPTURE_API_KEYS key)
   capture-engine shot <url> -o <file> [--format png] [--width 1920] [--height 1080] [--full-page]
                        [--quality 90] [--wait-until domcontentloaded] [--delay 0] [--hide-selectors CSS]
                        [--block-ads] [--block-cookies] [--scenario static|scroll|record] [--duration 5]
 
 Environment: PORT, CAPTURE_API_KEYS="<key>:<TIER>,...", CAPTURE_ALLOW_PRIVATE_NETWORKS=true,
 CAPTURE_CHROMIUM_PATH, CAPTURE_FFMPEG_PATH, CAPTURE_STORAGE_DIR, CAPTURE_REDIS_URL, CAPTURE_KEYS_FILE,
-CAPTURE_METRICS_PORT, CAPTURE_LOG_LEVEL, CAPTURE_TIMEOUT_MS, CAPTURE_CONCURRENCY; asynchronous captures:
+CAPTURE_METRICS_PORT, CAPTURE_LOG_LEVEL, CAPTURE_TIMEOUT_MS, CAPTURE_CONCURRENCY; render links: CAPTURE_LINK_KEY,
+CAPTURE_SIGNING_SECRET, CAPTURE_LINK_BASE_URL; asynchronous captures:
 CAPTURE_WEBHOOK_SECRET, CAPTURE_JOB_ATTEMPTS, CAPTURE_JOB_BACKOFF_MS, CAPTURE_JOB_LOCK_MS, CAPTURE_WEBHOOK_BACKOFF_MS.`;
 
 async function main(argv: string[]): Promise<void> {
@@ -26,6 +31,7 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'shot') return shot(rest);
   if (command === 'keys') return keys(rest);
   if (command === 'worker') return worker(rest);
+  if (command === 'link') return link(rest);
   process.stdout.write(`${USAGE}\n`);
   if (command !== undefined && command !== 'help' && command !== '--help') process.exitCode = 2;
 }

@@ -31,6 +31,9 @@ export {
   createFileKeyStore,
   createRedisKeyStore,
   managedKeyStore,
+  operatorSigningSecret,
+  operatorLinkCredentials,
+  canonicalQuery,
   DEFAULT_TIERS,
   TIER_NAMES,
   type Policy,
@@ -47,6 +50,7 @@ export {
 // The HTTP service.
 export { CaptureHttp, createCaptureHttp, HTTP_DEFAULTS, routeTable, buildOpenApiDocument, type CaptureHttpOptions, type RouteTable, type HttpRequest, type HttpResponse } from './http/index.js';
 export type { AnsweredRequest, HttpObserver, ReadinessCheck, AsyncCaptures, AsyncCaptureRequest, CaptureJobState, CaptureJobStatus } from './http/index.js';
+export { renderLink, memoryCacheIndex, redisCacheIndex, type RenderLinkOptions, type LinkParamValue, type CacheIndex, type CacheEntry, type RedisCacheClient, type ResultCacheOptions } from './http/index.js';
 export { createNodeListener } from '../adapters/node-bridge.js';
 
 // Operations: Prometheus metrics.

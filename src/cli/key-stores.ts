@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { createFileKeyStore, createRedisKeyStore, type KeyStore, type ManagedKeyStore } from '../access/index.js';
+import { createFileKeyStore, createRedisKeyStore, type ApiKey, type KeyStore, type ManagedKeyStore } from '../access/index.js';
 
 /** The managed key store the environment names: `CAPTURE_KEYS_FILE`, else Redis at `CAPTURE_REDIS_URL`. */
 export function managedKeyStoreFromEnv(env: NodeJS.ProcessEnv, redis: () => Promise<Redis>): Promise<ManagedKeyStore> | undefined {
@@ -10,13 +10,12 @@ export function managedKeyStoreFromEnv(env: NodeJS.ProcessEnv, redis: () => Prom
 
 /** Looks a key up in each store in turn (operator keys from the environment first). */
 export function firstKnown(stores: readonly KeyStore[]): KeyStore {
-  return {
-    async lookup(key) {
-      for (const store of stores) {
-        const record = await store.lookup(key);
-        if (record) return record;
-      }
-      return undefined;
-    },
+  const first = async (find: (store: KeyStore) => Promise<ApiKey | undefined>): Promise<ApiKey | undefined> => {
+    for (const store of stores) {
+      const record = await find(store);
+      if (record) return record;
+    }
+    return undefined;
   };
+  return { lookup: (key) => first((store) => store.lookup(key)), lookupId: (id) => first((store) => store.lookupId(id)) };
 }

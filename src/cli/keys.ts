@@ -2,15 +2,16 @@ import { parseArgs } from 'node:util';
 import { isTierName, type ManagedKeyStore, type TierName } from '../access/index.js';
 import { managedKeyStoreFromEnv } from './key-stores.js';
 
-const USAGE = `capture-engine keys create --tier FREE|BASIC|PRO|ENTERPRISE [--name NAME]
+const USAGE = `capture-engine keys create --tier FREE|BASIC|PRO|ENTERPRISE [--name NAME] [--signed-only]
 capture-engine keys list
 capture-engine keys revoke PREFIX
 capture-engine keys set-tier PREFIX TIER
+capture-engine keys rotate-signing PREFIX
 Keys live in CAPTURE_KEYS_FILE (a JSON file) or, without it, in Redis at CAPTURE_REDIS_URL.`;
 
 /** `capture-engine keys ...`: manage the keys a running service accepts, without restarting it. */
 export async function keys(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { tier: { type: 'string' }, name: { type: 'string' } } });
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { tier: { type: 'string' }, name: { type: 'string' }, 'signed-only': { type: 'boolean' } } });
   const [command, prefix, tier] = positionals;
   let redis: import('ioredis').Redis | undefined;
   const store = await managedKeyStoreFromEnv(env, async () => {
@@ -20,24 +21,32 @@ export async function keys(args: string[], env: NodeJS.ProcessEnv = process.env)
   });
   if (!store) throw new Error(`no key store: set CAPTURE_KEYS_FILE or CAPTURE_REDIS_URL\n${USAGE}`);
   try {
-    await run(store, command, prefix, tier ?? values.tier, values.name);
+    await run(store, command, prefix, tier ?? values.tier, { name: values.name, signedOnly: values['signed-only'] });
   } finally {
     await store.close();
     await redis?.quit();
   }
 }
 
-async function run(store: ManagedKeyStore, command: string | undefined, prefix: string | undefined, tier: string | undefined, name: string | undefined): Promise<void> {
+async function run(store: ManagedKeyStore, command: string | undefined, prefix: string | undefined, tier: string | undefined, options: { name?: string; signedOnly?: boolean }): Promise<void> {
   if (command === 'create') {
-    const { key, record } = await store.create(tierOf(tier), name);
+    const { key, record } = await store.create(tierOf(tier), options);
     // The only time the key is shown: it is stored as a SHA-256 digest.
-    process.stdout.write(`${key}\n`);
-    process.stderr.write(`created ${record.id} (${record.tier}${record.name ? `, ${record.name}` : ''}); the key above is shown only once\n`);
+    process.stdout.write(`${key}\n${record.signingSecret}\n`);
+    const traits = [record.tier, record.name, record.signedOnly ? 'signed links only' : undefined].filter(Boolean).join(', ');
+    process.stderr.write(`created ${record.id} (${traits}): above, the API key (shown only once) and the signing secret of its render links\n`);
     return;
   }
   if (command === 'list') {
-    const rows = (await store.list()).map((key) => [key.id, key.name ?? '', key.tier, key.created, key.revoked ?? ''].join('\t'));
-    process.stdout.write(`${['prefix', 'name', 'tier', 'created', 'revoked'].join('\t')}\n${rows.map((row) => `${row}\n`).join('')}`);
+    const rows = (await store.list()).map((key) => [key.id, key.name ?? '', key.tier, key.created, key.revoked ?? '', key.signedOnly ? 'yes' : ''].join('\t'));
+    process.stdout.write(`${['prefix', 'name', 'tier', 'created', 'revoked', 'signed-only'].join('\t')}\n${rows.map((row) => `${row}\n`).join('')}`);
+    return;
+  }
+  if (command === 'rotate-signing' && prefix) {
+    const secret = await store.rotateSigning(prefix);
+    if (secret === undefined) throw new Error(`no key with prefix ${prefix}`);
+    process.stdout.write(`${secret}\n`);
+    process.stderr.write(`rotated the signing secret of ${prefix}: its earlier render links no longer work\n`);
     return;
   }
   if ((command === 'revoke' || command === 'set-tier') && prefix) {

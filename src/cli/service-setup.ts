@@ -1,7 +1,7 @@
 import { consoleLogger } from '../core/logger.js';
 import type { CaptureStorage } from '../core/storage.js';
 import { createMemoryKeyStore, createPolicy, isTierName, redisLimiterStore, type KeyStore, type TierName } from '../access/index.js';
-import type { CaptureHttpOptions, ReadinessCheck } from '../http/index.js';
+import { redisCacheIndex, type CaptureHttpOptions, type ReadinessCheck } from '../http/index.js';
 import { createCaptureMetrics, type CaptureMetrics } from '../ops/index.js';
 import type { CaptureEngineOptions } from '../capture-engine-options.js';
 import type { Redis } from 'ioredis';
@@ -60,8 +60,11 @@ export async function serviceSetup(
   if (env.CAPTURE_REDIS_URL) {
     // One policy for the service and its workers: a failed asynchronous capture's refund lands
     // in the same counters its reservation came from.
-    const policy = createPolicy({ store: redisLimiterStore(await connectRedis()) });
+    const client = await connectRedis();
+    const policy = createPolicy({ store: redisLimiterStore(client) });
     httpOptions.policy = policy;
+    // Every instance shares the cache's entries and its claims: one capture per missing entry.
+    httpOptions.cache = { index: redisCacheIndex(client) };
     jobs = jobsSetupFromEnv(env, engineOptions.allowPrivateNetworks === true, policy.refund);
     if (keys) {
       const { createCaptureJobs } = await import('../jobs/index.js');

@@ -25,6 +25,8 @@ export interface CaptureResult {
   page?: PageMetadata;
   /** The bytes, for images (videos: use `stream()` or `buffer()`). */
   data?: Buffer;
+  /** The temporary file of a video, until `dispose()`. */
+  path?: string;
   stream(): Readable;
   buffer(): Promise<Buffer>;
   /** Removes the temporary file of a video; harmless for images and when called twice. */
@@ -54,6 +56,7 @@ export function toCaptureResult(id: string, { output, stored, metadata }: RunOut
     storageKey: stored?.key,
     ...(metadata ? { page: metadata } : {}),
     data,
+    path,
     stream: () => (data ? Readable.from([data]) : createReadStream(path as string)),
     buffer: async () => data ?? readFile(path as string),
     dispose: async () => {

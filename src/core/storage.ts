@@ -32,6 +32,11 @@ export interface CaptureStorage {
 export interface StoragePutOptions {
   /** The capture's signal: aborting it abandons the put. */
   signal?: AbortSignal;
+  /**
+   * This file's lifetime instead of the storage's (the result cache keeps entries for their
+   * `cache_ttl`). A storage may keep a file longer than asked, never shorter.
+   */
+  lifetimeMs?: number;
 }
 
 /** A storage key is `<folder>/<id>.<ext>`: one level, URL-safe characters, no dots but the extension. */

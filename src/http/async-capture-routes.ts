@@ -2,7 +2,7 @@ import type { CaptureParams } from '../core/schema/capture-params.js';
 import { captureErrors } from '../core/errors/factories.js';
 import type { ApiKey } from '../access/keys/api-key.js';
 import type { AsyncCaptures } from './async-captures-port.js';
-import { unauthenticated, type Caller } from './caller.js';
+import type { Caller } from './caller.js';
 import { notFound } from './http-errors.js';
 import type { HttpResponse } from './http-types.js';
 import type { ResolvedHttpOptions } from './http-options.js';
@@ -40,7 +40,7 @@ export async function enqueueCapture(
 
 /** `GET {base}/v1/captures/<id>`: the status for the account that asked for it; 404 for anyone else. */
 export async function captureStatus(options: ResolvedHttpOptions, caller: Caller, id: string): Promise<HttpResponse> {
-  if (caller.kind === 'anonymous') throw unauthenticated(caller);
+  if (caller.kind === 'anonymous') throw caller.refusal;
   const status = await options.asyncCaptures?.status(id, caller.record.id);
   if (!status) throw notFound(`No capture ${id}`);
   return json(200, {}, status);

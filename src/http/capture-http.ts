@@ -2,6 +2,7 @@ import type { CaptureEngine, CaptureOptions } from '../core/engine.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { serveFile } from './serve-file.js';
 import { handleCapture } from './capture-route.js';
+import { handleRender } from './render-route.js';
 import { identify, addressOf, type Caller } from './caller.js';
 import { methodNotAllowed, notFound } from './http-errors.js';
 import type { HttpRequest, HttpResponse } from './http-types.js';
@@ -30,7 +31,7 @@ export class CaptureHttp {
     readonly engine: CaptureEngine,
     options: CaptureHttpOptions = {},
   ) {
-    this.options = resolveHttpOptions(options, { storage: engine.storage, log: engine.options.log });
+    this.options = resolveHttpOptions(options, { storage: engine.storage, log: engine.options.log, timeoutMs: engine.options.timeoutMs });
     this.routes = this.options.routes;
     this.bodyLimit = this.options.bodyLimit;
   }
@@ -58,8 +59,8 @@ export class CaptureHttp {
     // The unread rest of an oversized body would be taken for the next request on this connection.
     if (request.bodyTooLarge) response.headers.Connection = 'close';
     const seconds = (performance.now() - started) / 1000;
-    const { captureId, keyId } = learnt;
-    this.options.log.info({ method: request.method, path: target.pathname, status: response.status, ms: Math.round(seconds * 1000), code: response.code, captureId, keyId }, 'request');
+    const { captureId, keyId, cache } = learnt;
+    this.options.log.info({ method: request.method, path: target.pathname, status: response.status, ms: Math.round(seconds * 1000), code: response.code, captureId, keyId, cache }, 'request');
     this.options.observer?.answered({ ...learnt, status: response.status, code: response.code, seconds });
     return response;
   }
@@ -72,6 +73,10 @@ export class CaptureHttp {
     if (target.pathname === routes.capture) {
       if (method !== 'GET' && method !== 'POST') return this.reject('capture', request, query, methodNotAllowed('GET, POST'));
       return handleCapture(this.engine, this.options, request, query, options);
+    }
+    if (target.pathname === routes.render) {
+      if (!reading) return this.reject('render', request, query, methodNotAllowed('GET, HEAD'));
+      return handleRender(this.engine, this.options, request, target.searchParams, options);
     }
     if (routes.health && (target.pathname === routes.health.alive || target.pathname === routes.health.ready)) {
       if (!reading) return this.reject('health', request, query, methodNotAllowed('GET, HEAD'));

@@ -1,9 +1,12 @@
 import type { CaptureEngine, CaptureOptions } from '../core/engine.js';
-import { parseCaptureParams } from '../core/schema/capture-params.js';
+import { parseCaptureParams, type CaptureParams } from '../core/schema/capture-params.js';
 import { toCaptureError } from '../core/errors/to-capture-error.js';
 import type { CaptureError } from '../core/errors/catalogue.js';
+import type { CaptureResult } from '../core/capture-result.js';
 import { applyTier } from '../access/tiers.js';
-import { addressOf, identify, unauthenticated } from './caller.js';
+import type { ApiKey } from '../access/keys/api-key.js';
+import { addressOf, identify } from './caller.js';
+import type { CaptureAsk } from './capture-ask.js';
 import { quotaExceeded, rateLimitExceeded } from './http-errors.js';
 import type { HttpRequest } from './http-types.js';
 import type { ResolvedHttpOptions } from './http-options.js';
@@ -12,12 +15,9 @@ import { setQuotaHeaders, setRateHeaders } from './limit-headers.js';
 import { readBodyParams, type ParamBag } from './request-body.js';
 import { captureResponse, errorResponse } from './responses.js';
 import { asyncCapturesFor, enqueueCapture } from './async-capture-routes.js';
+import { answerFromCache } from './cache/cached-capture.js';
 
-/**
- * `GET|POST {base}/v1/capture`: who asks, their rate limit, the parameters, the tier's gates, a
- * quota reservation, the capture (or, with `async=true`, its job), and a refund when that fails. Headers are computed
- * first, so every answer, errors included, carries them.
- */
+/** `GET|POST {base}/v1/capture`: the caller by key, from the headers, the query or the body. */
 export async function handleCapture(
   engine: CaptureEngine,
   options: ResolvedHttpOptions,
@@ -25,7 +25,6 @@ export async function handleCapture(
   query: ParamBag,
   captureOptions: CaptureOptions,
 ): Promise<RouteAnswer> {
-  const answer: Omit<RouteAnswer, 'response'> = { route: 'capture' };
   let params: ParamBag = query;
   let bodyError: CaptureError | undefined;
   if (request.method.toUpperCase() === 'POST') {
@@ -35,46 +34,67 @@ export async function handleCapture(
       bodyError = toCaptureError(error);
     }
   }
-  const { policy } = options;
   const caller = await identify(options.keyStore, request, query, params);
+  return answerCapture(engine, options, { route: 'capture', request, caller, params, bodyError }, captureOptions);
+}
+
+/**
+ * Its rate limit, the parameters, the tier's gates, then the cache, the queue (`async=true`) or a
+ * capture, each capture with a quota reservation refunded when it fails. Headers are computed
+ * first, so every answer, errors included, carries them.
+ */
+export async function answerCapture(engine: CaptureEngine, options: ResolvedHttpOptions, ask: CaptureAsk, captureOptions: CaptureOptions): Promise<RouteAnswer> {
+  const { caller } = ask;
+  const answer: Omit<RouteAnswer, 'response'> = { route: ask.route };
+  const { policy } = options;
   if (caller.kind === 'account') answer.keyId = caller.record.id;
   const headers: Record<string, string> = {};
-  const rate = caller.kind === 'account' ? await policy.hitAccount(caller.record.id, caller.record.tier) : await policy.hitAddress(addressOf(request));
+  const rate = caller.kind === 'account' ? await policy.hitAccount(caller.record.id, caller.record.tier) : await policy.hitAddress(addressOf(ask.request));
   setRateHeaders(headers, rate);
   if (caller.kind === 'account') setQuotaHeaders(headers, await policy.quota(caller.record.id, caller.record.tier));
 
   try {
     if (!rate.allowed) throw rateLimitExceeded(rate);
-    if (bodyError) throw bodyError;
-    if (caller.kind === 'anonymous') throw unauthenticated(caller);
+    if (ask.bodyError) throw ask.bodyError;
+    if (caller.kind === 'anonymous') throw caller.refusal;
     const account = caller.record;
-    const parsed = applyTier(parseCaptureParams(params), account.tier, policy.tiers);
+    const parsed = applyTier(parseCaptureParams(ask.params), account.tier, policy.tiers);
+    ask.check?.(parsed);
     answer.format = parsed.format;
     answer.scenario = parsed.scenario;
-    const jobs = parsed.async ? await asyncCapturesFor(options, parsed, account) : undefined;
-    const reservedAt = Date.now();
-    const reservation = await policy.reserve(account.id, account.tier);
-    setQuotaHeaders(headers, reservation);
-    if (!reservation.allowed) throw quotaExceeded(reservation);
-    // What fails before the capture is done (or queued) gives the reservation back.
-    const refundOnFailure = async <T>(run: () => Promise<T>): Promise<T> => {
-      try {
-        return await run();
-      } catch (error) {
-        await policy.refund(account.id, account.tier, reservedAt);
-        setQuotaHeaders(headers, { ...reservation, remaining: reservation.remaining + 1 });
-        throw error;
-      }
-    };
-    if (jobs) {
-      const queued = await refundOnFailure(() => enqueueCapture(jobs, options, parsed, account, reservedAt, headers));
+    // Not a spread: an adapter's options may make `signal` in a getter, on first read.
+    const capture = (params: CaptureParams, signal: AbortSignal | undefined): Promise<CaptureResult> =>
+      withReservation(options, account, headers, () => engine.capture(params, { signal, reuseKey: account.id }));
+    if (parsed.cache) {
+      const cached = await answerFromCache(options, ask, account, parsed, headers, (params) => capture(params, undefined));
+      return { ...answer, ...cached };
+    }
+    if (parsed.async) {
+      const jobs = await asyncCapturesFor(options, parsed, account);
+      const queued = await withReservation(options, account, headers, (reservedAt) => enqueueCapture(jobs, options, parsed, account, reservedAt, headers));
       return { ...answer, captureId: queued.id, response: queued.response };
     }
-    // Not a spread: an adapter's options may make `signal` in a getter, on first read.
-    const result = await refundOnFailure(() => engine.capture(parsed, { signal: captureOptions.signal, reuseKey: account.id }));
+    const result = await capture(parsed, captureOptions.signal);
     const response = await captureResponse(result, parsed.response_type === 'json', headers, options.routes.fileUrl);
+    if (ask.headOnly) response.body = '';
     return { ...answer, bytes: result.size, captureId: result.id, response };
   } catch (error) {
     return { ...answer, response: errorResponse(error, headers, options.log) };
+  }
+}
+
+/** Runs `work` on a quota reservation of the account's; what fails before it is done gives it back. */
+async function withReservation<T>(options: ResolvedHttpOptions, account: ApiKey, headers: Record<string, string>, work: (reservedAt: number) => Promise<T>): Promise<T> {
+  const { policy } = options;
+  const reservedAt = Date.now();
+  const reservation = await policy.reserve(account.id, account.tier);
+  setQuotaHeaders(headers, reservation);
+  if (!reservation.allowed) throw quotaExceeded(reservation);
+  try {
+    return await work(reservedAt);
+  } catch (error) {
+    await policy.refund(account.id, account.tier, reservedAt);
+    setQuotaHeaders(headers, { ...reservation, remaining: reservation.remaining + 1 });
+    throw error;
   }
 }

@@ -16,12 +16,24 @@ export function quotaExceeded(quota: LimitState): CaptureError {
   });
 }
 
-export function missingApiKey(): CaptureError {
-  return new CaptureError('MISSING_API_KEY', 'API key required: send it in X-API-Key, the api_key query parameter or the api_key body field');
+export function missingApiKey(message = 'API key required: send it in X-API-Key, the api_key query parameter or the api_key body field'): CaptureError {
+  return new CaptureError('MISSING_API_KEY', message);
 }
 
-export function invalidApiKey(conflicting: boolean): CaptureError {
-  return new CaptureError('INVALID_API_KEY', conflicting ? 'Different API keys were sent in one request' : 'Invalid API key');
+export function invalidApiKey(message = 'Invalid API key'): CaptureError {
+  return new CaptureError('INVALID_API_KEY', message);
+}
+
+export function signedOnlyKey(): CaptureError {
+  return invalidApiKey('This key works only through signed render links, not in X-API-Key or api_key');
+}
+
+export function invalidSignature(message: string): CaptureError {
+  return new CaptureError('INVALID_SIGNATURE', message, { details: { param: 'signature' } });
+}
+
+export function linkExpired(expires: number): CaptureError {
+  return new CaptureError('LINK_EXPIRED', `This link expired at ${new Date(expires * 1000).toISOString()}`, { details: { param: 'expires', expired_at: expires } });
 }
 
 export function methodNotAllowed(allow: string): CaptureError {

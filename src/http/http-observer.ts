@@ -2,7 +2,7 @@ import type { HttpResponse } from './http-types.js';
 
 /** What the HTTP service tells its observer (metrics) about each answered request. */
 export interface AnsweredRequest {
-  route: 'capture' | 'status' | 'file' | 'openapi' | 'health' | 'other';
+  route: 'capture' | 'render' | 'status' | 'file' | 'openapi' | 'health' | 'other';
   status: number;
   /** The catalogue code of an error answer. */
   code?: string;
@@ -11,6 +11,8 @@ export interface AnsweredRequest {
   scenario?: string;
   /** Size of the captured file. */
   bytes?: number;
+  /** How the result cache answered a `cache=true` request. */
+  cache?: 'hit' | 'miss' | 'stale' | 'coalesced';
   /** Capture id and the caller's key id (never the key), for the access log. */
   captureId?: string;
   keyId?: string;

@@ -10,6 +10,16 @@ import { DEFAULT_BASE_PATH, routeTable, type RouteTable } from './routes.js';
 import type { HttpObserver, ReadinessCheck } from './http-observer.js';
 import type { PressureLimits } from './health-routes.js';
 import type { AsyncCaptures } from './async-captures-port.js';
+import { memoryCacheIndex, type CacheIndex } from './cache/cache-index.js';
+import { ResultCache } from './cache/result-cache.js';
+
+/** The result cache of `cache=true` requests and render links. */
+export interface ResultCacheOptions {
+  /** Which captures are cached and who is capturing one; Redis (`redisCacheIndex`) to share them between instances. @default in memory */
+  index?: CacheIndex;
+  /** Bytes of small cached files kept in this process, so a hit reads no storage. @default 67108864 (64 MiB) */
+  memoryBytes?: number;
+}
 
 /** Every option of `createCaptureHttp`. All are optional. */
 export interface CaptureHttpOptions {
@@ -49,9 +59,11 @@ export interface CaptureHttpOptions {
   pressure?: PressureLimits;
   /** The job queue of `async=true` captures (`createCaptureJobs` from Redis). @default none: async=true is refused */
   asyncCaptures?: AsyncCaptures;
+  /** The result cache; its files live in `storage`. @default an index in memory */
+  cache?: ResultCacheOptions;
 }
 
-export const HTTP_DEFAULTS = Object.freeze({ bodyLimit: 64 * 1024, minFreeMemoryShare: 0.05 });
+export const HTTP_DEFAULTS = Object.freeze({ bodyLimit: 64 * 1024, minFreeMemoryShare: 0.05, cacheMemoryBytes: 64 * 1024 * 1024 });
 
 export interface ResolvedHttpOptions {
   routes: RouteTable;
@@ -64,20 +76,30 @@ export interface ResolvedHttpOptions {
   readiness: ReadinessCheck[] | undefined;
   pressure: PressureLimits;
   asyncCaptures: AsyncCaptures | undefined;
+  /** Undefined without a storage: `cache=true` is then refused. */
+  cache: ResultCache | undefined;
+  /** The engine's capture timeout, which bounds how long a cache fill may take. */
+  captureTimeoutMs: number;
 }
 
-export function resolveHttpOptions(options: CaptureHttpOptions, engine: { storage: CaptureStorage | undefined; log: Logger }): ResolvedHttpOptions {
+export function resolveHttpOptions(options: CaptureHttpOptions, engine: { storage: CaptureStorage | undefined; log: Logger; timeoutMs: number }): ResolvedHttpOptions {
+  const storage = options.storage ?? engine.storage;
+  const log = options.log ?? engine.log;
+  const memoryBytes = options.cache?.memoryBytes ?? HTTP_DEFAULTS.cacheMemoryBytes;
+  if (!(Number.isInteger(memoryBytes) && memoryBytes >= 0)) throw new TypeError(`cache.memoryBytes must be a whole number of bytes, not ${memoryBytes}`);
   return {
     routes: routeTable(options.basePath ?? DEFAULT_BASE_PATH, options.healthRoutes ?? false),
     bodyLimit: positive(options.bodyLimit ?? HTTP_DEFAULTS.bodyLimit, 'bodyLimit'),
     keyStore: options.keyStore ?? createMemoryKeyStore(options.apiKeys),
     policy: options.policy ?? createPolicy({ tiers: options.tiers, store: options.limiterStore }),
-    storage: options.storage ?? engine.storage,
-    log: options.log ?? engine.log,
+    storage,
+    log,
     observer: options.observer,
     readiness: options.readiness,
     pressure: { minFreeMemoryShare: HTTP_DEFAULTS.minFreeMemoryShare, ...options.pressure },
     asyncCaptures: options.asyncCaptures,
+    cache: storage && new ResultCache({ index: options.cache?.index ?? memoryCacheIndex(), storage, memoryBytes, log, now: Date.now }),
+    captureTimeoutMs: engine.timeoutMs,
   };
 }
 

@@ -1,5 +1,8 @@
 export { CaptureHttp, createCaptureHttp } from './capture-http.js';
-export { HTTP_DEFAULTS, type CaptureHttpOptions } from './http-options.js';
+export { HTTP_DEFAULTS, type CaptureHttpOptions, type ResultCacheOptions } from './http-options.js';
+export { renderLink, type RenderLinkOptions, type LinkParamValue } from './render-link.js';
+export { memoryCacheIndex, type CacheIndex, type CacheEntry } from './cache/cache-index.js';
+export { redisCacheIndex, type RedisCacheClient } from './cache/redis-cache-index.js';
 export { routeTable, DEFAULT_BASE_PATH, type RouteTable } from './routes.js';
 export { buildOpenApiDocument } from './openapi.js';
 export type { HttpRequest, HttpResponse } from './http-types.js';

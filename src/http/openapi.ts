@@ -39,10 +39,16 @@ export function buildOpenApiDocument(routes: RouteTable): Record<string, unknown
       ];
     }),
   );
+  const cacheHeaders = {
+    'X-Cache': { description: 'With cache=true: HIT, STALE (served while being refreshed) or MISS', schema: { enum: ['HIT', 'STALE', 'MISS'] } },
+    Age: { description: 'Seconds since the cached capture was taken', schema: { type: 'integer' } },
+    ETag: { description: 'Strong validator of the cached bytes; send it back in If-None-Match', schema: { type: 'string' } },
+    'Cache-Control': { description: '`public` (render links) or `private` (/v1/capture), `max-age` = the entry\'s remaining freshness', schema: { type: 'string' } },
+  };
   const captureResponses = {
     '200': {
       description: 'The capture: the file itself (`response_type=image`) or its description (`response_type=json`).',
-      headers: { ...LIMIT_HEADERS, 'X-Capture-Id': { schema: { type: 'string' } } },
+      headers: { ...LIMIT_HEADERS, ...cacheHeaders, 'X-Capture-Id': { schema: { type: 'string' } } },
       content: {
         ...Object.fromEntries(Object.values(FORMATS).map(({ contentType }) => [contentType, { schema: { type: 'string', format: 'binary' } }])),
         'application/json': { schema: { $ref: '#/components/schemas/CaptureResult' } },
@@ -53,6 +59,23 @@ export function buildOpenApiDocument(routes: RouteTable): Record<string, unknown
       headers: { ...LIMIT_HEADERS, Location: { schema: { type: 'string' } } },
       content: { 'application/json': { schema: { $ref: '#/components/schemas/CaptureQueued' } } },
     },
+    ...errorResponses,
+  };
+  const linkParameters = [
+    ...queryParameters.filter(({ name }) => name !== 'api_key' && name !== 'async' && name !== 'webhook_url' && name !== 'response_type'),
+    { name: 'key', in: 'query', required: true, description: "The key's public id (`ce_...`), never the key itself", schema: { type: 'string' } },
+    { name: 'expires', in: 'query', required: false, description: 'Unix seconds after which the link answers 403 LINK_EXPIRED', schema: { type: 'integer' } },
+    {
+      name: 'signature',
+      in: 'query',
+      required: true,
+      description: "Hex HMAC-SHA256, with the key's signing secret, of every other parameter sorted by name, each `name=value` RFC 3986 percent-encoded, joined with `&`",
+      schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+    },
+  ];
+  const renderResponses = {
+    '200': { description: 'The file (cached unless the link says cache=false)', headers: captureResponses['200'].headers, content: pick(captureResponses['200'].content, Object.values(FORMATS).map(({ contentType }) => contentType)) },
+    '304': { description: 'If-None-Match matched the cached capture', headers: cacheHeaders },
     ...errorResponses,
   };
   return {
@@ -75,6 +98,10 @@ export function buildOpenApiDocument(routes: RouteTable): Record<string, unknown
           },
           responses: captureResponses,
         },
+      },
+      [relative(routes.render)]: {
+        get: { operationId: 'render', summary: 'A signed render link: the capture for an <img src>, cached, without the API key', security: [], parameters: linkParameters, responses: renderResponses },
+        head: { operationId: 'renderHead', summary: 'Warm a render link: capture (or find it cached) and answer the headers only', security: [], parameters: linkParameters, responses: renderResponses },
       },
       [`${relative(routes.capturesPrefix)}{id}`]: {
         get: {

@@ -18,6 +18,16 @@ export function errorResponse(error: unknown, headers: Record<string, string>, l
   return { ...json(failure.status, Object.assign(headers, failure.headers), failure.toJSON()), code: failure.code };
 }
 
+/** The `response_type=json` answer: where a stored capture is served, and what it is. */
+export function storedCaptureJson(
+  headers: Record<string, string>,
+  capture: { url?: string; size: number; format: string; id: string; clippedFrom?: number; page?: unknown },
+): HttpResponse {
+  const clipped = capture.clippedFrom === undefined ? {} : { clipped_from: capture.clippedFrom };
+  const page = capture.page === undefined ? {} : { page: capture.page };
+  return json(200, headers, { url: capture.url, size: capture.size, format: capture.format.toUpperCase(), status: 'completed', id: capture.id, ...clipped, ...page });
+}
+
 /**
  * A finished capture: its description (`response_type=json`, the file stays in storage) or the
  * file itself, streamed, its temporary file removed once sent.
@@ -25,10 +35,7 @@ export function errorResponse(error: unknown, headers: Record<string, string>, l
 export async function captureResponse(result: CaptureResult, asJson: boolean, headers: Record<string, string>, fileUrl: (key: string) => string): Promise<HttpResponse> {
   if (asJson) {
     await result.dispose();
-    const url = result.storageKey === undefined ? result.url : fileUrl(result.storageKey);
-    const clipped = result.clippedFrom === undefined ? {} : { clipped_from: result.clippedFrom };
-    const page = result.page === undefined ? {} : { page: result.page };
-    return json(200, headers, { url, size: result.size, format: result.format.toUpperCase(), status: 'completed', id: result.id, ...clipped, ...page });
+    return storedCaptureJson(headers, { ...result, url: result.storageKey === undefined ? result.url : fileUrl(result.storageKey) });
   }
   Object.assign(headers, {
     'Content-Type': result.contentType,

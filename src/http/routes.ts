@@ -7,6 +7,8 @@ export interface RouteTable {
   readonly basePath: string;
   /** `GET|POST {basePath}/v1/capture` */
   readonly capture: string;
+  /** `GET|HEAD {basePath}/v1/render?...&key=&signature=`: a signed render link. */
+  readonly render: string;
   /** `GET {basePath}/v1/captures/<id>`: the status of an asynchronous capture. */
   readonly capturesPrefix: string;
   /** Where the status of the asynchronous capture `id` is read. */
@@ -37,6 +39,7 @@ export function routeTable(basePath: string = DEFAULT_BASE_PATH, healthRoutes = 
   return Object.freeze({
     basePath: base,
     capture: `${versionPrefix}capture`,
+    render: `${versionPrefix}render`,
     capturesPrefix: `${versionPrefix}captures/`,
     statusUrl: (id: string) => `${versionPrefix}captures/${encodeURIComponent(id)}`,
     openApi: `${versionPrefix}openapi.json`,

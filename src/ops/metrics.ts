@@ -28,6 +28,12 @@ export function createCaptureMetrics(options: { registry?: Registry; defaultMetr
   const requests = new Counter({ name: 'capture_requests_total', help: 'Capture requests answered, by catalogue code (OK for success), format and scenario', labelNames: ['code', 'format', 'scenario'], registers: [registry] });
   const duration = new Histogram({ name: 'capture_duration_seconds', help: 'Time spent in each phase of a capture', labelNames: ['phase'], buckets: PHASE_BUCKETS, registers: [registry] });
   const rejections = new Counter({ name: 'capture_limiter_rejections_total', help: 'Requests refused by the rate limit or the monthly quota', labelNames: ['reason'], registers: [registry] });
+  const cache = new Counter({
+    name: 'capture_cache_requests_total',
+    help: 'Cached requests (cache=true, render links) by how the result cache answered: hit, stale, miss (captured) or coalesced (waited for an identical capture)',
+    labelNames: ['result'],
+    registers: [registry],
+  });
   const bytes = new Counter({ name: 'capture_bytes_total', help: 'Bytes of captured files served or stored', registers: [registry] });
   let stats: (() => PoolStats) | undefined;
   new Gauge({ name: 'capture_queue_depth', help: 'Captures waiting for a browser context', registers: [registry], collect() { this.set(stats?.().queued ?? 0); } });
@@ -65,7 +71,8 @@ export function createCaptureMetrics(options: { registry?: Registry; defaultMetr
   new Gauge({ name: 'capture_browser_memory_bytes', help: 'Resident memory of the local browsers and all their processes', registers: [registry], collect() { this.set(stats?.().browserMemoryBytes ?? 0); } });
 
   const answered = (request: AnsweredRequest): void => {
-    if (request.route !== 'capture') return;
+    if (request.route !== 'capture' && request.route !== 'render') return;
+    if (request.cache !== undefined) cache.inc({ result: request.cache });
     requests.inc({ code: request.code ?? (request.status < 400 ? 'OK' : 'UNKNOWN'), format: request.format ?? 'none', scenario: request.scenario ?? 'none' });
     if (request.code === 'RATE_LIMIT_EXCEEDED') rejections.inc({ reason: 'rate' });
     if (request.code === 'QUOTA_EXCEEDED') rejections.inc({ reason: 'quota' });

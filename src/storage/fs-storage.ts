@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { copyFile, lstat, mkdir, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, readdir, rename, rm, rmdir, utimes, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { CaptureStorage, StoredFile } from '../core/storage.js';
@@ -50,7 +50,7 @@ export function createFsStorage(options: FsStorageOptions): CaptureStorage & { s
 
   return {
     name: 'storage-fs',
-    async put(key, source) {
+    async put(key, source, _meta, putOptions = {}) {
       if (!isStorageKey(key)) throw new Error(`Invalid storage key ${key}`);
       const target = path.join(root, key);
       await mkdir(path.dirname(target), { recursive: true });
@@ -59,6 +59,12 @@ export function createFsStorage(options: FsStorageOptions): CaptureStorage & { s
         if (source.data) await writeFile(temporary, source.data, { flag: 'wx' });
         else if (source.path) await copyFile(source.path, temporary);
         else throw new Error('Nothing to store');
+        if (putOptions.lifetimeMs !== undefined) {
+          // A file ages by its mtime; one that must live longer or shorter than the storage's
+          // lifetime gets an mtime as far in the future or past, so serving and sweeping stay one rule.
+          const mtime = new Date(now() + putOptions.lifetimeMs - lifetimeMs);
+          await utimes(temporary, mtime, mtime);
+        }
         await rename(temporary, target);
       } catch (error) {
         await rm(temporary, { force: true });

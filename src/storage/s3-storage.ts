@@ -88,6 +88,17 @@ export function s3Storage(options: S3StorageOptions): S3Storage {
   const now = options.now ?? Date.now;
   const ageOf = (date: Date | undefined): number => now() - (date?.getTime() ?? now());
   const expired = (date: Date | undefined): boolean => ageOf(date) > lifetimeMs;
+  /**
+   * When an object stops being served: at the end of the storage's lifetime, or of its own when a
+   * put gave it a longer one (its `Expires`). A shorter one is left to the sweeper's next rounds.
+   */
+  const expiresAt = (head: { Expires?: Date; LastModified?: Date }): number =>
+    Math.max((head.LastModified?.getTime() ?? now()) + lifetimeMs, head.Expires?.getTime() ?? 0);
+  /**
+   * Objects put with a longer lifetime than the storage's, and when they expire: a listing shows
+   * no `Expires`, so the sweeper reads each such object's head once, not on every sweep.
+   */
+  const longLived = new Map<string, number>();
   const ours = (name: string | undefined): name is string => name !== undefined && name.startsWith(prefix) && isStorageKey(name.slice(prefix.length));
   /** Puts still settling (an abandoned one cleans up after its capture has answered); close() waits for them. */
   const pending = new Set<Promise<unknown>>();
@@ -108,8 +119,8 @@ export function s3Storage(options: S3StorageOptions): S3Storage {
     }
   };
 
-  const put = async (key: string, source: { data?: Buffer; path?: string }, meta: { contentType: string; size: number }, signal: AbortSignal | undefined): Promise<void> => {
-    const params: PutObjectCommandInput = { Bucket: bucket, Key: objectKey(key), ContentType: meta.contentType, Expires: new Date(now() + lifetimeMs) };
+  const put = async (key: string, source: { data?: Buffer; path?: string }, meta: { contentType: string; size: number }, { signal, lifetimeMs: ownLifetimeMs }: StoragePutOptions): Promise<void> => {
+    const params: PutObjectCommandInput = { Bucket: bucket, Key: objectKey(key), ContentType: meta.contentType, Expires: new Date(now() + (ownLifetimeMs ?? lifetimeMs)) };
     try {
       if (source.data) await client.send(new PutObjectCommand({ ...params, Body: source.data, ContentLength: source.data.length }));
       // The size is the file's (the encoder measured it), so the upload knows its parts in advance.
@@ -154,13 +165,31 @@ export function s3Storage(options: S3StorageOptions): S3Storage {
     }
   };
 
+  const pastItsOwnExpiry = async (Key: string): Promise<boolean> => {
+    let until = longLived.get(Key);
+    if (until === undefined) {
+      const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key })).catch((error: unknown) => (isMissing(error) ? undefined : Promise.reject(error)));
+      if (!head) return false;
+      until = expiresAt(head);
+    }
+    if (until > now()) {
+      longLived.set(Key, until);
+      return false;
+    }
+    longLived.delete(Key);
+    return true;
+  };
+
   const sweep = async (): Promise<number> => {
     let removed = 0;
     let token: string | undefined;
     do {
       // A page holds at most 1,000 keys, as many as one DeleteObjects takes.
       const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix || undefined, ContinuationToken: token }));
-      const old = (page.Contents ?? []).filter((object) => ours(object.Key) && expired(object.LastModified)).map(({ Key }) => ({ Key }));
+      const old: { Key: string }[] = [];
+      for (const object of page.Contents ?? []) {
+        if (ours(object.Key) && expired(object.LastModified) && (await pastItsOwnExpiry(object.Key))) old.push({ Key: object.Key });
+      }
       if (old.length > 0) {
         const { Errors } = await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: old, Quiet: true } }));
         removed += old.length - (Errors?.length ?? 0);
@@ -180,7 +209,7 @@ export function s3Storage(options: S3StorageOptions): S3Storage {
     async put(key, source, meta, putOptions: StoragePutOptions = {}) {
       if (!isStorageKey(key)) throw new Error(`Invalid storage key ${key}`);
       putOptions.signal?.throwIfAborted();
-      const task = put(key, source, meta, putOptions.signal);
+      const task = put(key, source, meta, putOptions);
       pending.add(task);
       void task.catch(() => undefined).finally(() => pending.delete(task));
       return task;
@@ -190,12 +219,12 @@ export function s3Storage(options: S3StorageOptions): S3Storage {
       const Key = objectKey(key);
       try {
         const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key }));
-        const age = ageOf(head.LastModified);
-        if (age > lifetimeMs) return undefined;
+        const remainingMs = expiresAt(head) - now();
+        if (remainingMs < 0) return undefined;
         // The key decides the type, as on disk: an object under the prefix cannot choose its own.
         const file: StoredFile = { size: head.ContentLength ?? 0, contentType: contentTypeOf(key), stream: (range) => streamObject(Key, range) };
         if (options.presign) {
-          const expiresIn = Math.max(1, Math.min(options.presignExpiresIn ?? PRESIGN_EXPIRES_IN_S, Math.floor((lifetimeMs - age) / 1000)));
+          const expiresIn = Math.max(1, Math.min(options.presignExpiresIn ?? PRESIGN_EXPIRES_IN_S, Math.floor(remainingMs / 1000)));
           file.redirectUrl = await getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key }), { expiresIn });
         }
         return file;

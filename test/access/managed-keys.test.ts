@@ -9,11 +9,21 @@ import { until } from '../helpers/wait.js';
 
 /** Keys made, re-tiered and revoked by one store (the CLI) reach the others (running services). */
 async function revocationReachesOtherInstances(admin: ManagedKeyStore, instances: ManagedKeyStore[]): Promise<void> {
-  const { key, record } = await admin.create('PRO', 'ci');
+  const { key, record } = await admin.create('PRO', { name: 'ci' });
   expect(key).toMatch(new RegExp(`^${record.id}_[A-Za-z0-9_-]{43}$`));
+  expect(record.signingSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
   for (const instance of instances) {
     await until(async () => (await instance.lookup(key)) !== undefined, 'the new key to reach a running instance');
     expect(await instance.lookup(key)).toEqual(record);
+    await until(async () => (await instance.lookupId(record.id)) !== undefined, 'the new key to be found by its id');
+    expect(await instance.lookupId(record.id)).toEqual(record);
+  }
+  const rotated = await admin.rotateSigning(record.id);
+  expect(rotated).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  expect(rotated).not.toBe(record.signingSecret);
+  expect(await admin.rotateSigning('ce_nosuchkey')).toBeUndefined();
+  for (const instance of instances) {
+    await until(async () => (await instance.lookupId(record.id))?.signingSecret === rotated, 'the new signing secret to reach a running instance');
   }
   expect(await admin.setTier(record.id, 'BASIC')).toBe(true);
   expect(await admin.revoke(record.id)).toBe(true);

@@ -74,7 +74,8 @@ describe.skipIf(!isBuilt())('the service (npm start)', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'capture-engine-cli-keys-'));
     const env = { ...process.env, CAPTURE_KEYS_FILE: path.join(dir, 'keys.json') };
     const cliRun = (...args: string[]): string => execFileSync(process.execPath, [cli, ...args], { env, encoding: 'utf8' });
-    const made = cliRun('keys', 'create', '--tier', 'PRO', '--name', 'ci').trim();
+    const [made = '', signingSecret] = cliRun('keys', 'create', '--tier', 'PRO', '--name', 'ci').trim().split('\n');
+    expect(signingSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const prefix = made.slice(0, 'ce_'.length + 8); // 48 random bits, base64url: may hold '_' itself
     const { child, origin } = await startService('node', { CAPTURE_KEYS_FILE: env.CAPTURE_KEYS_FILE });
     try {

@@ -43,6 +43,10 @@ describe('request schema', () => {
       pdf_landscape: false,
       pdf_print_background: true,
       gif_fps: 10,
+      cache: false,
+      cache_ttl: 86_400,
+      cache_stale_ttl: 0,
+      fresh: false,
       async: false,
     });
   });
@@ -57,6 +61,11 @@ describe('request schema', () => {
     expect(errorOf({ url, format: 'gif', omit_background: 'true' })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['omit_background', 'format'] } });
     expect(errorOf({ url, format: 'pdf', pdf_paper: 'B5' })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'pdf_paper', allowed: 'A3, A4, A5, Letter, Legal, Tabloid' } });
     expect(errorOf({ url, format: 'gif', gif_fps: '60' })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'gif_fps' } });
+    expect(errorOf({ url, cache_ttl: '60' })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['cache_ttl', 'cache'] } });
+    expect(errorOf({ url, fresh: 'true' })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['fresh', 'cache'] } });
+    expect(errorOf({ url, cache: 'true', async: 'true' })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['cache', 'async'] } });
+    expect(errorOf({ url, cache: 'true', cache_ttl: '59' })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'cache_ttl', allowed: 'integer 60..2592000' } });
+    expect(parseCaptureParams({ url, cache: 'true', cache_ttl: '60', cache_key: 'v2', fresh: 'true' })).toMatchObject({ cache: true, cache_ttl: 60, cache_key: 'v2', fresh: true });
     expect(errorOf({ url, webhook_url: 'https://hooks.example/x' })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['webhook_url', 'async'] } });
     expect(parseCaptureParams({ url, async: 'true', webhook_url: 'https://hooks.example/x' })).toMatchObject({ async: true, webhook_url: 'https://hooks.example/x' });
   });

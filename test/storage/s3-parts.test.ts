@@ -63,6 +63,21 @@ describe('S3 storage', () => {
     expect(await storage.get('2026-03-01/other.png')).toBeUndefined();
   });
 
+  it('keeps an object put with a longer lifetime than its own past the storage lifetime, and sweeps it after', async () => {
+    let now = Date.now();
+    const storage = storageUnder('long', { lifetimeMs: 3_600_000, now: () => now });
+    await storage.put('cache/entry.png', { data: randomBytes(10) }, { contentType: 'image/png', size: 10 }, { lifetimeMs: 7_200_000 });
+    await storage.put('2026-03-01/plain.png', { data: randomBytes(10) }, { contentType: 'image/png', size: 10 });
+    now += 5_400_000;
+    expect(await storage.get('cache/entry.png')).toBeDefined();
+    expect(await storage.get('2026-03-01/plain.png')).toBeUndefined();
+    expect(await storage.sweep()).toBe(1);
+    expect(await storage.get('cache/entry.png')).toBeDefined();
+    now += 1_801_000;
+    expect(await storage.get('cache/entry.png')).toBeUndefined();
+    expect(await storage.sweep()).toBe(1);
+  });
+
   it('streams a video from its file in parts: the object is byte for byte the file', async () => {
     const storage = storageUnder('parts');
     const file = path.join(dir, 'twelve.mp4');

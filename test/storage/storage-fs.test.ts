@@ -44,6 +44,23 @@ describe('filesystem storage', () => {
     await storage.close?.();
   });
 
+  it('keeps a file put with its own lifetime for that long, longer or shorter than the storage lifetime', async () => {
+    const root = dir();
+    let now = Date.now();
+    const storage = createFsStorage({ dir: root, lifetimeMs: 60_000, now: () => now });
+    await storage.put('cache/long.png', { data: Buffer.from('x') }, { contentType: 'image/png', size: 1 }, { lifetimeMs: 600_000 });
+    await storage.put('cache/short.png', { data: Buffer.from('x') }, { contentType: 'image/png', size: 1 }, { lifetimeMs: 10_000 });
+    now += 11_000;
+    expect(await storage.get('cache/short.png')).toBeUndefined();
+    now += 110_000;
+    expect(await storage.get('cache/long.png')).toBeDefined();
+    expect(await storage.sweep()).toBe(1);
+    now += 480_000;
+    expect(await storage.get('cache/long.png')).toBeUndefined();
+    expect(await storage.sweep()).toBe(1);
+    await storage.close?.();
+  });
+
   it('refuses keys outside its shape', async () => {
     const storage = createFsStorage({ dir: dir() });
     await expect(storage.put('../x.png', { data: Buffer.from('x') }, { contentType: 'image/png', size: 1 })).rejects.toThrow(/Invalid storage key/);

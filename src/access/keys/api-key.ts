@@ -1,4 +1,4 @@
-import { hash, randomBytes } from 'node:crypto';
+import { createHmac, hash, randomBytes } from 'node:crypto';
 import type { TierName } from '../tiers.js';
 
 /** One key as every store keeps it: never the key itself, only its SHA-256. */
@@ -16,22 +16,34 @@ export interface ApiKey {
   created: string;
   /** ISO time; a revoked key is still found, so its caller hears why it is refused. */
   revoked?: string;
+  /**
+   * What render links of this key are signed with. Unlike the key it is kept as it is (a signature
+   * is checked by computing it again); a key made before render links has none until
+   * `keys rotate-signing`.
+   */
+  signingSecret?: string;
+  /** The key works only through signed render links, never in `X-API-Key` or `api_key`. */
+  signedOnly?: boolean;
 }
 
 /** What the HTTP service needs of a key store. */
 export interface KeyStore {
   /** The key presented, or undefined when unknown. Revoked keys are returned too. */
   lookup(key: string): Promise<ApiKey | undefined>;
+  /** The key with this public id (a render link names its key so), or undefined. Revoked keys too. */
+  lookupId(id: string): Promise<ApiKey | undefined>;
 }
 
 /** A key store whose keys are made, listed, revoked and re-tiered while the service runs. */
 export interface ManagedKeyStore extends KeyStore {
   /** Makes a key; the plain key is returned once and kept nowhere. */
-  create(tier: TierName, name?: string): Promise<{ key: string; record: ApiKey }>;
+  create(tier: TierName, options?: { name?: string; signedOnly?: boolean }): Promise<{ key: string; record: ApiKey }>;
   list(): Promise<ApiKey[]>;
   /** False when no key has this id. */
   revoke(id: string): Promise<boolean>;
   setTier(id: string, tier: TierName): Promise<boolean>;
+  /** A new signing secret for the key (its earlier render links stop working), or undefined when no key has this id. */
+  rotateSigning(id: string): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
@@ -54,12 +66,35 @@ export function newKey(): { key: string; id: string; digest: string } {
   return { key, id, digest: digestOf(key) };
 }
 
+/** 256 random bits. */
+export function newSigningSecret(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/**
+ * The signing secret of a key the operator chose, which has nowhere to keep one: base64url of
+ * HMAC-SHA256 keyed with the API key over `capture-engine render links`. Whoever holds the key can
+ * compute it; nobody can go back from it to the key.
+ */
+export function operatorSigningSecret(key: string): string {
+  return createHmac('sha256', key).update('capture-engine render links').digest('base64url');
+}
+
 /**
  * A key the operator chose (`CAPTURE_API_KEYS`, the `apiKeys` option). Its id derives from its
  * digest, so it names the same account on every start and every instance.
  */
-export function operatorKey(key: string, tier: TierName, name?: string): ApiKey {
+export function operatorKey(key: string, tier: TierName, name?: string, signingSecret = operatorSigningSecret(key)): ApiKey {
   if (key.length === 0 || key.length > MAX_KEY_LENGTH) throw new Error(`API keys must be 1..${MAX_KEY_LENGTH} characters`);
   const digest = digestOf(key);
-  return { id: `key_${Buffer.from(digest.slice(0, 18), 'hex').toString('base64url')}`, digest, tier, created: new Date().toISOString(), ...(name ? { name } : {}) };
+  return { id: operatorKeyId(digest), digest, tier, created: new Date().toISOString(), ...(name ? { name } : {}), signingSecret };
+}
+
+function operatorKeyId(digest: string): string {
+  return `key_${Buffer.from(digest.slice(0, 18), 'hex').toString('base64url')}`;
+}
+
+/** What signs render links of a key the operator chose (`CAPTURE_API_KEYS`): its public id and derived secret. */
+export function operatorLinkCredentials(key: string): { key: string; signingSecret: string } {
+  return { key: operatorKeyId(digestOf(key)), signingSecret: operatorSigningSecret(key) };
 }

@@ -15,11 +15,11 @@ const WATCH_INTERVAL_MS = 250;
  * service re-reads the file when it changes (the CLI changes it).
  */
 export function createFileKeyStore(file: string): ManagedKeyStore {
-  let byDigest = index(readKeys(file));
+  let known = index(readKeys(file));
   const reload = (current: Stats, previous: Stats): void => {
     if (current.mtimeMs === previous.mtimeMs && current.size === previous.size) return;
     try {
-      byDigest = index(readKeys(file));
+      known = index(readKeys(file));
     } catch {
       // A file being replaced is read again on the next change; the last good keys stay.
     }
@@ -31,10 +31,11 @@ export function createFileKeyStore(file: string): ManagedKeyStore {
     const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
     await writeFile(temporary, `${JSON.stringify({ version: 2, keys: next }, null, 2)}\n`, { mode: 0o600 });
     await rename(temporary, file);
-    byDigest = index(next);
+    known = index(next);
   };
   return managedKeyStore({
-    byDigest: async (digest) => byDigest.get(digest),
+    byDigest: async (digest) => known.byDigest.get(digest),
+    lookupId: async (id) => known.byId.get(id),
     byId: async (id) => readKeys(file).find((key) => key.id === id),
     async put(key) {
       const current = readKeys(file);
@@ -61,6 +62,6 @@ function readKeys(file: string): ApiKey[] {
   return parsed.keys.map(fromStored).filter((key): key is ApiKey => key !== undefined && isTierName(key.tier));
 }
 
-function index(keys: readonly ApiKey[]): Map<string, ApiKey> {
-  return new Map(keys.map((key) => [key.digest, key]));
+function index(keys: readonly ApiKey[]): { byDigest: Map<string, ApiKey>; byId: Map<string, ApiKey> } {
+  return { byDigest: new Map(keys.map((key) => [key.digest, key])), byId: new Map(keys.map((key) => [key.id, key])) };
 }

@@ -19,34 +19,45 @@ const IDS = 'capture-engine:key-prefixes';
 
 /**
  * Keys in Redis, shared by every instance: a hash from digest to the key's record and one from
- * id to digest. Lookups are read through a cache of CACHE_MS.
+ * id to digest. Lookups (by digest and by id) are read through a cache of CACHE_MS.
  */
 export function createRedisKeyStore(client: RedisHashClient): ManagedKeyStore {
-  const cache = new Map<string, { key: ApiKey | undefined; until: number }>();
   const read = async (digest: string): Promise<ApiKey | undefined> => {
     const text = await client.hget(KEYS, digest);
     return text === null ? undefined : fromStored(JSON.parse(text));
   };
+  const byId = async (id: string): Promise<ApiKey | undefined> => {
+    const digest = await client.hget(IDS, id);
+    return digest === null ? undefined : read(digest);
+  };
+  const byDigest = briefly(read);
+  const lookupId = briefly(byId);
   return managedKeyStore({
-    async byDigest(digest) {
-      const now = Date.now();
-      const cached = cache.get(digest);
-      if (cached && cached.until > now) return cached.key;
-      const key = await read(digest);
-      if (cache.size >= CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
-      cache.set(digest, { key, until: now + CACHE_MS });
-      return key;
-    },
-    async byId(id) {
-      const digest = await client.hget(IDS, id);
-      return digest === null ? undefined : read(digest);
-    },
+    byDigest,
+    lookupId,
+    byId,
     async put(key) {
       await Promise.all([client.hset(KEYS, key.digest, JSON.stringify(key)), client.hset(IDS, key.id, key.digest)]);
     },
     all: async () => (await client.hvals(KEYS)).map((text) => fromStored(JSON.parse(text))).filter((key): key is ApiKey => key !== undefined),
     async close() {
-      cache.clear();
+      byDigest.cache.clear();
+      lookupId.cache.clear();
     },
   });
+}
+
+/** A lookup remembered for CACHE_MS, unknown answers too, in at most CACHE_ENTRIES entries. */
+function briefly(read: (name: string) => Promise<ApiKey | undefined>): ((name: string) => Promise<ApiKey | undefined>) & { cache: Map<string, unknown> } {
+  const cache = new Map<string, { key: ApiKey | undefined; until: number }>();
+  const lookup = async (name: string): Promise<ApiKey | undefined> => {
+    const now = Date.now();
+    const cached = cache.get(name);
+    if (cached && cached.until > now) return cached.key;
+    const key = await read(name);
+    if (cache.size >= CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
+    cache.set(name, { key, until: now + CACHE_MS });
+    return key;
+  };
+  return Object.assign(lookup, { cache });
 }

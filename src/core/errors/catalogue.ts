@@ -7,6 +7,8 @@ export const ERROR_CATALOGUE = {
   INCOMPATIBLE_PARAMETERS: { status: 400, message: 'Incompatible parameters', retryable: false, expose: true },
   MISSING_API_KEY: { status: 401, message: 'API key required', retryable: false, expose: true },
   INVALID_API_KEY: { status: 401, message: 'Invalid API key', retryable: false, expose: true },
+  INVALID_SIGNATURE: { status: 403, message: 'Invalid signature', retryable: false, expose: true },
+  LINK_EXPIRED: { status: 403, message: 'Link expired', retryable: false, expose: true },
   TIER_RESTRICTED: { status: 403, message: 'Not available on this tier', retryable: false, expose: true },
   URL_NOT_ALLOWED: { status: 403, message: 'URL not allowed', retryable: false, expose: true },
   NOT_FOUND: { status: 404, message: 'Not found', retryable: false, expose: true },

@@ -60,6 +60,19 @@ export const CaptureParamsSchema = Type.Object(
     pdf_landscape: Type.Boolean({ default: false, description: 'Print a pdf in landscape orientation.' }),
     pdf_print_background: Type.Boolean({ default: true, description: 'Print backgrounds (colours and images) into a pdf.' }),
     gif_fps: Type.Integer({ minimum: 1, maximum: 30, default: 10, description: 'Frames per second of a gif (at most 30 s long).' }),
+    cache: Type.Boolean({
+      default: false,
+      description: 'HTTP: answer from the result cache when an identical capture of this account is stored, else capture and store it. The default on render links.',
+    }),
+    cache_ttl: Type.Integer({ minimum: 60, maximum: 2_592_000, default: 86_400, description: 'With cache: seconds a cached capture is served for.' }),
+    cache_stale_ttl: Type.Integer({
+      minimum: 0,
+      maximum: 2_592_000,
+      default: 0,
+      description: 'With cache: seconds after cache_ttl during which the old capture is still served (`X-Cache: STALE`) while one background capture replaces it.',
+    }),
+    cache_key: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'With cache: a string of yours mixed into the cache key, to keep several entries for the same parameters.' })),
+    fresh: Type.Boolean({ default: false, description: 'With cache: capture again even when cached, and replace the entry.' }),
     async: Type.Boolean({ default: false, description: 'HTTP: answer 202 at once and capture on a worker; poll `status_url` or give `webhook_url`. Needs Redis (CAPTURE_REDIS_URL).' }),
     webhook_url: Type.Optional(
       Type.String({ minLength: 1, maxLength: 2048, description: 'With async=true: an http(s) URL that receives the final status as a POST signed with X-Capture-Signature.' }),

@@ -1,6 +1,6 @@
 import { CaptureError } from '../errors/catalogue.js';
 import { IMAGE_FORMATS, VIDEO_FORMATS, isVideoFormat, type CaptureFormat } from './formats.js';
-import type { CaptureParams } from './capture-schema.js';
+import { CaptureParamsSchema, type CaptureParams } from './capture-schema.js';
 
 type Given = Map<keyof CaptureParams, unknown>;
 
@@ -16,6 +16,7 @@ function incompatible(message: string, params: string[]): CaptureError {
   return new CaptureError('INCOMPATIBLE_PARAMETERS', message, { details: { params } });
 }
 
+const CACHE_OPTIONS = ['cache_ttl', 'cache_stale_ttl', 'cache_key', 'fresh'] as const;
 const CLIP = ['clip_x', 'clip_y', 'clip_width', 'clip_height'] as const;
 /** ffmpeg's palette filters make every gif frame a full image: longer gifs are better as a video. */
 export const MAX_GIF_SECONDS = 30;
@@ -52,6 +53,11 @@ export function checkCombinations(given: Given, missing: (name: keyof CapturePar
   if (given.get('omit_background') === true && format !== 'png' && format !== 'webp') {
     throw incompatible(`omit_background needs a transparent image: png or webp, not '${format}'`, ['omit_background', 'format']);
   }
+  const cached = given.get('cache') === true;
+  if (cached && given.get('async') === true) throw incompatible('cache answers from stored captures; async=true queues a new one: give one', ['cache', 'async']);
+  // Their defaults are not refused: parsed parameters are parsed again with them filled in.
+  const cacheOption = CACHE_OPTIONS.find((name) => given.has(name) && given.get(name) !== (CaptureParamsSchema.properties[name] as { default?: unknown }).default);
+  if (cacheOption !== undefined && !cached) throw incompatible(`${cacheOption} applies to cached captures: it needs cache=true`, [cacheOption, 'cache']);
   if (given.has('webhook_url') && given.get('async') !== true) throw incompatible('webhook_url reports an asynchronous capture: it needs async=true', ['webhook_url', 'async']);
   const duration = given.get('duration') as number | undefined;
   if (format === 'gif' && duration !== undefined && duration > MAX_GIF_SECONDS) {

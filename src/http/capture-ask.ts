@@ -1,0 +1,19 @@
+import type { CaptureParams } from '../core/schema/capture-params.js';
+import type { CaptureError } from '../core/errors/catalogue.js';
+import type { Caller } from './caller.js';
+import type { HttpRequest } from './http-types.js';
+import type { ParamBag } from './request-body.js';
+
+/** One capture request once its caller is known, from `/v1/capture` or a render link. */
+export interface CaptureAsk {
+  route: 'capture' | 'render';
+  request: HttpRequest;
+  caller: Caller;
+  params: ParamBag;
+  /** A POST body that could not be read: answered after the rate limit, like any other refusal. */
+  bodyError?: CaptureError;
+  /** What this route refuses of otherwise valid parameters. */
+  check?: (params: CaptureParams) => void;
+  /** HEAD: capture (or warm the cache) and answer the headers only. */
+  headOnly?: boolean;
+}
