@@ -98,7 +98,7 @@ export function resolveHttpOptions(options: CaptureHttpOptions, engine: { storag
     readiness: options.readiness,
     pressure: { minFreeMemoryShare: HTTP_DEFAULTS.minFreeMemoryShare, ...options.pressure },
     asyncCaptures: options.asyncCaptures,
-    cache: storage && new ResultCache({ index: options.cache?.index ?? memoryCacheIndex(), storage, memoryBytes, log, now: Date.now }),
+    cache: storage && new ResultCache({ index: options.cache?.index ?? memoryCacheIndex(), storage, memoryBytes, log, now: () => Date.now() }),
     captureTimeoutMs: engine.timeoutMs,
   };
 }

@@ -1,0 +1,209 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { renderLink } from '../../src/index.js';
+import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { BUILT_CLI, isBuilt, killLeftoverBuiltProcesses, startBuiltService, type BuiltService } from '../helpers/built-service.js';
+import { closedPort } from '../helpers/ports.js';
+import { startRedis, type TestRedis } from '../helpers/redis-server.js';
+import { decode, MAGIC, near } from '../helpers/pixels.js';
+import { until } from '../helpers/wait.js';
+
+// A test that fails before stopping its services leaves them running: kill what is left.
+afterAll(killLeftoverBuiltProcesses);
+
+interface Account {
+  key: string;
+  id: string;
+  signingSecret: string;
+}
+
+let fixtures: FixtureServer;
+let dir: string;
+let keysFile: string;
+
+beforeAll(async () => {
+  fixtures = await startFixtureServer();
+  dir = mkdtempSync(path.join(inject('testTempRoot'), 'render-links-'));
+  keysFile = path.join(dir, 'keys.json');
+});
+afterAll(async () => {
+  await fixtures?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const cli = (...args: string[]): string => execFileSync(process.execPath, [BUILT_CLI, ...args], { env: { ...process.env, CAPTURE_KEYS_FILE: keysFile }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+
+/** A key made as an operator makes it: `keys create` prints the key, then its signing secret. */
+function createKey(tier: string, ...flags: string[]): Account {
+  const [key = '', signingSecret = ''] = cli('keys', 'create', '--tier', tier, ...flags).trim().split('\n');
+  return { key, id: key.slice(0, 'ce_'.length + 8), signingSecret };
+}
+
+const bytesOf = async (response: Response): Promise<Buffer> => Buffer.from(await response.arrayBuffer());
+
+describe.skipIf(!isBuilt())('render links and the result cache (npm start)', () => {
+  it.each([
+    ['node', '#12ab34'],
+    ['express', '#3456cd'],
+  ])('on %s: a signed link gives the image, then hits; bad links give their codes', async (adapter, colour) => {
+    const account = createKey('PRO');
+    const other = createKey('PRO');
+    const signedOnly = createKey('PRO', '--signed-only');
+    const service: BuiltService = await startBuiltService(adapter, { CAPTURE_KEYS_FILE: keysFile, CAPTURE_ALLOW_PRIVATE_NETWORKS: 'true', CAPTURE_LOG_LEVEL: 'warn' }, ['--storage-dir', path.join(dir, adapter)]);
+    try {
+      const page = fixtures.url(`/solid?color=${encodeURIComponent(colour)}`);
+      const linkOf = (who: Account, params: Record<string, string | number | boolean> = {}, expires?: Date): string =>
+        renderLink({ baseUrl: service.origin, key: who.id, signingSecret: who.signingSecret, params: { url: page, viewport_width: 320, viewport_height: 200, ...params }, expires });
+      const pageFetches = (): number => fixtures.hits('/solid');
+      const link = linkOf(account);
+      const start = pageFetches();
+
+      const first = await fetch(link);
+      const firstBytes = await bytesOf(first);
+      expect(first.status, firstBytes.toString()).toBe(200);
+      expect(first.headers.get('content-type')).toBe('image/png');
+      expect(firstBytes.subarray(0, 8)).toEqual(MAGIC.png);
+      const image = await decode(firstBytes);
+      expect([image.width, image.height]).toEqual([320, 200]);
+      expect(near(image.at(160, 100), colour)).toBe(true);
+      expect(first.headers.get('x-cache')).toBe('MISS');
+      expect(first.headers.get('cache-control')).toMatch(/^public, max-age=86(399|400)$/);
+      const etag = first.headers.get('etag') as string;
+      expect(etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+      const quota = first.headers.get('x-quota-remaining');
+      expect(pageFetches()).toBe(start + 1);
+
+      // The second fetch is a hit: the same bytes, no page fetch, no quota, but the rate limit counts.
+      const second = await fetch(link);
+      expect(second.headers.get('x-cache')).toBe('HIT');
+      expect(await bytesOf(second)).toEqual(firstBytes);
+      expect(second.headers.get('etag')).toBe(etag);
+      expect(Number(second.headers.get('age'))).toBeGreaterThanOrEqual(0);
+      expect(second.headers.get('x-quota-remaining')).toBe(quota);
+      expect(Number(second.headers.get('x-ratelimit-remaining'))).toBe(Number(first.headers.get('x-ratelimit-remaining')) - 1);
+      // Reordering the parameters keeps the link valid (and the entry the same).
+      const reordered = new URL(link);
+      reordered.search = new URLSearchParams([...reordered.searchParams].reverse()).toString();
+      const third = await fetch(reordered);
+      expect([third.status, third.headers.get('x-cache')]).toEqual([200, 'HIT']);
+      await third.arrayBuffer();
+      const notModified = await fetch(link, { headers: { 'If-None-Match': etag } });
+      expect(notModified.status).toBe(304);
+      expect(notModified.headers.get('etag')).toBe(etag);
+      expect(pageFetches()).toBe(start + 1);
+
+      // /v1/capture with cache=true reads the same account's entry, privately.
+      const viaCapture = await fetch(`${service.origin}/api/v1/capture?url=${encodeURIComponent(page)}&viewport_width=320&viewport_height=200&cache=true`, { headers: { 'X-API-Key': account.key } });
+      expect([viaCapture.status, viaCapture.headers.get('x-cache')]).toEqual([200, 'HIT']);
+      expect(viaCapture.headers.get('cache-control')).toMatch(/^private, max-age=\d+$/);
+      expect(await bytesOf(viaCapture)).toEqual(firstBytes);
+
+      const codeOf = async (url: string, init?: RequestInit): Promise<[number, string]> => {
+        const response = await fetch(url, init);
+        return [response.status, ((await response.json()) as { code: string }).code];
+      };
+      expect(await codeOf(link.replace('viewport_width=320', 'viewport_width=321'))).toEqual([403, 'INVALID_SIGNATURE']);
+      expect(await codeOf(link.replace(`key=${account.id}`, `key=${other.id}`))).toEqual([403, 'INVALID_SIGNATURE']);
+      expect(await codeOf(link.replace(`key=${account.id}`, 'key=ce_unknown1'))).toEqual([401, 'INVALID_API_KEY']);
+      expect(await codeOf(linkOf(account, {}, new Date(Date.now() - 1000)))).toEqual([403, 'LINK_EXPIRED']);
+      expect(await codeOf(`${service.origin}/api/v1/capture?url=${encodeURIComponent(page)}`, { headers: { 'X-API-Key': signedOnly.key } })).toEqual([401, 'INVALID_API_KEY']);
+      const signedOnlyLink = await fetch(linkOf(signedOnly));
+      expect([signedOnlyLink.status, signedOnlyLink.headers.get('x-cache')]).toEqual([200, 'MISS']);
+      expect(await bytesOf(signedOnlyLink)).toEqual(firstBytes);
+      expect(pageFetches()).toBe(start + 2);
+
+      // Two accounts never share an entry: the other account's link captures again.
+      const otherFirst = await fetch(linkOf(other));
+      expect(otherFirst.headers.get('x-cache')).toBe('MISS');
+      await otherFirst.arrayBuffer();
+      expect(pageFetches()).toBe(start + 3);
+
+      // fresh=true captures again and replaces the entry the plain link reads.
+      const fresh = await fetch(linkOf(account, { fresh: true }));
+      expect(fresh.headers.get('x-cache')).toBe('MISS');
+      const freshId = fresh.headers.get('x-capture-id');
+      expect(freshId).not.toBe(first.headers.get('x-capture-id'));
+      await fresh.arrayBuffer();
+      expect(pageFetches()).toBe(start + 4);
+      const afterFresh = await fetch(link);
+      expect([afterFresh.headers.get('x-cache'), afterFresh.headers.get('x-capture-id')]).toEqual(['HIT', freshId]);
+      await afterFresh.arrayBuffer();
+
+      // HEAD warms a link ahead of its first GET.
+      const warm = linkOf(account, { cache_key: 'warmed' });
+      const head = await fetch(warm, { method: 'HEAD' });
+      expect([head.status, head.headers.get('x-cache'), head.headers.get('content-type')]).toEqual([200, 'MISS', 'image/png']);
+      expect(Number(head.headers.get('content-length'))).toBeGreaterThan(0);
+      expect(pageFetches()).toBe(start + 5);
+      const warmed = await fetch(warm);
+      expect(warmed.headers.get('x-cache')).toBe('HIT');
+      expect((await bytesOf(warmed)).length).toBe(Number(head.headers.get('content-length')));
+      expect(pageFetches()).toBe(start + 5);
+
+      // `capture-engine link` signs the same link; rotating the signing secret ends every earlier link.
+      const printed = cli('link', page, '--key', account.id, '--signing-secret', account.signingSecret, '--base-url', service.origin, '--viewport-width', '320', '--viewport-height', '200').trim();
+      const viaCli = await fetch(printed);
+      expect([viaCli.status, viaCli.headers.get('x-cache')]).toEqual([200, 'HIT']);
+      await viaCli.arrayBuffer();
+      const rotated = cli('keys', 'rotate-signing', account.id).trim();
+      expect(rotated).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      await until(async () => (await fetch(printed, { method: 'HEAD' })).status === 403, 'the rotation to reach the running service');
+      expect(await codeOf(link)).toEqual([403, 'INVALID_SIGNATURE']);
+      const resigned = await fetch(renderLink({ baseUrl: service.origin, key: account.id, signingSecret: rotated, params: { url: page, viewport_width: 320, viewport_height: 200 } }));
+      expect([resigned.status, resigned.headers.get('x-cache')]).toEqual([200, 'HIT']);
+      await resigned.arrayBuffer();
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it('captures once for 50 identical requests spread over two instances sharing Redis', async () => {
+    let redis: TestRedis | undefined;
+    const services: BuiltService[] = [];
+    try {
+      redis = await startRedis();
+      const account = createKey('ENTERPRISE');
+      const metricsPorts = [await closedPort(), await closedPort()];
+      const env = (metricsPort: number): Record<string, string> => ({
+        CAPTURE_KEYS_FILE: keysFile,
+        CAPTURE_REDIS_URL: (redis as TestRedis).url,
+        CAPTURE_ALLOW_PRIVATE_NETWORKS: 'true',
+        CAPTURE_LOG_LEVEL: 'warn',
+        CAPTURE_METRICS_PORT: String(metricsPort),
+      });
+      // One storage, as two instances share a bucket.
+      const storage = ['--storage-dir', path.join(dir, 'shared')];
+      services.push(await startBuiltService('node', env(metricsPorts[0] as number), storage), await startBuiltService('express', env(metricsPorts[1] as number), storage));
+      const page = fixtures.url('/solid?color=%23778899');
+      const links = services.map((service) =>
+        renderLink({ baseUrl: service.origin, key: account.id, signingSecret: account.signingSecret, params: { url: page, viewport_width: 300, viewport_height: 150 } }),
+      );
+      const start = fixtures.hits('/solid');
+      const responses = await Promise.all(Array.from({ length: 50 }, (_, i) => fetch(links[i % 2] as string)));
+      const bodies = await Promise.all(responses.map(bytesOf));
+      expect(responses.map((response) => response.status)).toEqual(Array(50).fill(200));
+      expect(fixtures.hits('/solid')).toBe(start + 1);
+      expect(new Set(responses.map((response) => response.headers.get('x-capture-id'))).size).toBe(1);
+      for (const body of bodies) expect(body).toEqual(bodies[0]);
+      const counted = { miss: 0, coalesced: 0 };
+      for (const port of metricsPorts) {
+        const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+        counted.miss += Number(/capture_cache_requests_total\{result="miss"\} (\d+)/.exec(metrics)?.[1] ?? 0);
+        counted.coalesced += Number(/capture_cache_requests_total\{result="coalesced"\} (\d+)/.exec(metrics)?.[1] ?? 0);
+      }
+      expect(counted).toEqual({ miss: 1, coalesced: 49 });
+      // Both instances now answer from the shared entry.
+      for (const link of links) {
+        const again = await fetch(link);
+        expect(again.headers.get('x-cache')).toBe('HIT');
+        expect(await bytesOf(again)).toEqual(bodies[0]);
+      }
+      expect(fixtures.hits('/solid')).toBe(start + 1);
+    } finally {
+      await Promise.all(services.map((service) => service.stop()));
+      await redis?.stop();
+    }
+  });
+});
