@@ -18,9 +18,21 @@ const answer = (req, res) => {
   res.end(BODY);
 };
 
-/** Mounts floor | floor-express | floor-fastify | floor-koa; `listen(server)` starts a node:http server. */
-export async function mountFloor(adapter, listen) {
+/**
+ * Mounts floor | floor-express | floor-fastify | floor-koa | floor-file; `listen(server)` starts a
+ * node:http server. `floor-file` answers `options.bytes` bytes held in memory, as a cache hit would.
+ */
+export async function mountFloor(adapter, listen, options = {}) {
   if (adapter === 'floor') return listen(http.createServer(answer));
+  if (adapter === 'floor-file') {
+    const file = Buffer.alloc(options.bytes ?? 1024, 7);
+    return listen(
+      http.createServer((req, res) => {
+        res.writeHead(200, { 'Content-Type': 'image/png', 'Content-Length': String(file.length), ETag: '"floor"', 'Cache-Control': 'public, max-age=86400' });
+        res.end(file);
+      }),
+    );
+  }
   if (adapter === 'floor-express') {
     const { default: express } = await import('express');
     const app = express();

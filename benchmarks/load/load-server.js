@@ -5,6 +5,7 @@
 //
 // Requests (../lib/ipc.js):
 //   { op: 'start', adapter: 'express'|'fastify'|'koa'|'node'|'floor…', options, redisUrl? } -> { port }
+//     (`floor-file` answers `options.bytes` fixed bytes as image/png: the floor of a cache hit)
 //     `options` holds both kinds: the HTTP service's (HTTP_OPTIONS below: apiKeys, tiers...) go to
 //     createCaptureHttp, the rest to createCaptureEngine; with `redisUrl` the limits are counted
 //     in that Redis (limiterStore).
@@ -19,7 +20,7 @@ import { mountFloor } from './load-server-floor.js';
 
 /** The options of `createCaptureHttp` (CaptureHttpOptions); every other option is the engine's. */
 const HTTP_OPTIONS = new Set(['basePath', 'bodyLimit', 'apiKeys', 'keyStore', 'tiers', 'limiterStore', 'policy', 'observer',
-  'healthRoutes', 'readiness', 'pressure', 'asyncCaptures']);
+  'healthRoutes', 'readiness', 'pressure', 'asyncCaptures', 'cache']);
 
 let engine;
 let service;
@@ -42,7 +43,7 @@ function listen(server) {
 }
 
 /** Mounts the HTTP service the way an application would, on 127.0.0.1 and a free port. */
-async function mount(adapter) {
+async function mount(adapter, options) {
   if (adapter === 'express') {
     const { default: express } = await import('express');
     const { captureMiddleware } = await loadAdapter('express');
@@ -69,7 +70,7 @@ async function mount(adapter) {
     app.use(captureMiddleware(service));
     return listen(http.createServer(app.callback()));
   }
-  if (adapter.startsWith('floor')) return mountFloor(adapter, listen);
+  if (adapter.startsWith('floor')) return mountFloor(adapter, listen, options);
   throw new Error(`unknown adapter ${adapter}`);
 }
 
@@ -89,7 +90,7 @@ async function start(msg) {
     engine = await createCaptureEngine(engineOptions);
     service = createCaptureHttp(engine, httpOptions);
   }
-  const server = await mount(msg.adapter);
+  const server = await mount(msg.adapter, msg.options);
   closeServer = server.close;
   return { port: server.port };
 }

@@ -1,9 +1,8 @@
 import type { CaptureEngine, CaptureOptions } from '../core/engine.js';
-import { parseCaptureParams, type CaptureParams } from '../core/schema/capture-params.js';
+import type { CaptureParams } from '../core/schema/capture-params.js';
 import { toCaptureError } from '../core/errors/to-capture-error.js';
 import type { CaptureError } from '../core/errors/catalogue.js';
 import type { CaptureResult } from '../core/capture-result.js';
-import { applyTier } from '../access/tiers.js';
 import type { ApiKey } from '../access/keys/api-key.js';
 import { addressOf, identify } from './caller.js';
 import type { CaptureAsk } from './capture-ask.js';
@@ -58,7 +57,7 @@ export async function answerCapture(engine: CaptureEngine, options: ResolvedHttp
     if (ask.bodyError) throw ask.bodyError;
     if (caller.kind === 'anonymous') throw caller.refusal;
     const account = caller.record;
-    const parsed = applyTier(parseCaptureParams(ask.params), account.tier, policy.tiers);
+    const parsed = options.parseParams(ask.request, ask.params, account.tier);
     ask.check?.(parsed);
     answer.format = parsed.format;
     answer.scenario = parsed.scenario;

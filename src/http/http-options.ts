@@ -12,6 +12,7 @@ import type { PressureLimits } from './health-routes.js';
 import type { AsyncCaptures } from './async-captures-port.js';
 import { memoryCacheIndex, type CacheIndex } from './cache/cache-index.js';
 import { ResultCache } from './cache/result-cache.js';
+import { parsedParamsMemo } from './parsed-params-memo.js';
 
 /** The result cache of `cache=true` requests and render links. */
 export interface ResultCacheOptions {
@@ -80,18 +81,21 @@ export interface ResolvedHttpOptions {
   cache: ResultCache | undefined;
   /** The engine's capture timeout, which bounds how long a cache fill may take. */
   captureTimeoutMs: number;
+  /** A request's parameters, parsed and fitted to the caller's tier. */
+  parseParams: ReturnType<typeof parsedParamsMemo>;
 }
 
 export function resolveHttpOptions(options: CaptureHttpOptions, engine: { storage: CaptureStorage | undefined; log: Logger; timeoutMs: number }): ResolvedHttpOptions {
   const storage = options.storage ?? engine.storage;
   const log = options.log ?? engine.log;
+  const policy = options.policy ?? createPolicy({ tiers: options.tiers, store: options.limiterStore });
   const memoryBytes = options.cache?.memoryBytes ?? HTTP_DEFAULTS.cacheMemoryBytes;
   if (!(Number.isInteger(memoryBytes) && memoryBytes >= 0)) throw new TypeError(`cache.memoryBytes must be a whole number of bytes, not ${memoryBytes}`);
   return {
     routes: routeTable(options.basePath ?? DEFAULT_BASE_PATH, options.healthRoutes ?? false),
     bodyLimit: positive(options.bodyLimit ?? HTTP_DEFAULTS.bodyLimit, 'bodyLimit'),
     keyStore: options.keyStore ?? createMemoryKeyStore(options.apiKeys),
-    policy: options.policy ?? createPolicy({ tiers: options.tiers, store: options.limiterStore }),
+    policy,
     storage,
     log,
     observer: options.observer,
@@ -100,6 +104,7 @@ export function resolveHttpOptions(options: CaptureHttpOptions, engine: { storag
     asyncCaptures: options.asyncCaptures,
     cache: storage && new ResultCache({ index: options.cache?.index ?? memoryCacheIndex(), storage, memoryBytes, log, now: () => Date.now() }),
     captureTimeoutMs: engine.timeoutMs,
+    parseParams: parsedParamsMemo(policy.tiers),
   };
 }
 
