@@ -4,6 +4,7 @@ import { decode, near, MAGIC } from '../../helpers/pixels.js';
 import { rawGet } from '../../helpers/raw-http.js';
 import { until } from '../../helpers/wait.js';
 import { ADAPTERS } from '../../helpers/adapters.js';
+import { operatorLinkCredentials, renderLink } from '../../../src/index.js';
 import { contractSuite, KEYS, RATE_HEADERS, QUOTA_HEADERS } from './suite.js';
 
 describe.each(ADAPTERS)('HTTP contract on %s: answers', (adapter) => {
@@ -107,7 +108,28 @@ describe.each(ADAPTERS)('HTTP contract on %s: answers', (adapter) => {
     const document = (await response.json()) as { openapi: string; paths: Record<string, unknown>; components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
     expect(document.openapi).toBe('3.1.0');
     expect(Object.keys(document.paths)).toContain('/v1/capture');
+    expect(Object.keys(document.paths)).toContain('/v1/render');
     expect(Object.keys(document.components.schemas.CaptureParams?.properties ?? {})).toContain('scroll_by');
+  });
+
+  it('a signed render link answers the image, then from the cache; HEAD and If-None-Match too', async () => {
+    const link = renderLink({ baseUrl: suite.app.origin, ...operatorLinkCredentials(KEYS.pro), params: { url: solid(), viewport_width: 120, viewport_height: 100, cache_key: adapter } });
+    const head = await fetch(link, { method: 'HEAD' });
+    expect([head.status, head.headers.get('x-cache'), head.headers.get('content-type')]).toEqual([200, 'MISS', 'image/png']);
+    expect(Buffer.from(await head.arrayBuffer()).length).toBe(0);
+    const hit = await fetch(link);
+    const body = Buffer.from(await hit.arrayBuffer());
+    expect([hit.status, hit.headers.get('x-cache')]).toEqual([200, 'HIT']);
+    expect(body.length).toBe(Number(head.headers.get('content-length')));
+    expect(body.subarray(0, 8)).toEqual(MAGIC.png);
+    expect(hit.headers.get('cache-control')).toMatch(/^public, max-age=\d+$/);
+    const etag = hit.headers.get('etag') as string;
+    const notModified = await fetch(link, { headers: { 'If-None-Match': `W/${etag}, "other"` } });
+    expect([notModified.status, notModified.headers.get('etag'), notModified.headers.get('x-cache')]).toEqual([304, etag, 'HIT']);
+    const forged = await fetch(link.replace('viewport_width=120', 'viewport_width=121'));
+    expect([forged.status, ((await forged.json()) as { code: string }).code]).toEqual([403, 'INVALID_SIGNATURE']);
+    const posted = await fetch(link, { method: 'POST' });
+    expect([posted.status, posted.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
   });
 
   it('leaves the app\'s own routes alone', async () => {
