@@ -187,13 +187,15 @@ describe.skipIf(!isBuilt())('render links and the result cache (npm start)', () 
       expect(fixtures.hits('/solid')).toBe(start + 1);
       expect(new Set(responses.map((response) => response.headers.get('x-capture-id'))).size).toBe(1);
       for (const body of bodies) expect(body).toEqual(bodies[0]);
-      const counted = { miss: 0, coalesced: 0 };
+      const counted = { miss: 0, waitedOrLater: 0 };
       for (const port of metricsPorts) {
         const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-        counted.miss += Number(/capture_cache_requests_total\{result="miss"\} (\d+)/.exec(metrics)?.[1] ?? 0);
-        counted.coalesced += Number(/capture_cache_requests_total\{result="coalesced"\} (\d+)/.exec(metrics)?.[1] ?? 0);
+        const count = (result: string): number => Number(new RegExp(`capture_cache_requests_total\\{result="${result}"\\} (\\d+)`).exec(metrics)?.[1] ?? 0);
+        counted.miss += count('miss');
+        // A request that reached its instance after the entry was stored is a plain hit.
+        counted.waitedOrLater += count('coalesced') + count('hit');
       }
-      expect(counted).toEqual({ miss: 1, coalesced: 49 });
+      expect(counted).toEqual({ miss: 1, waitedOrLater: 49 });
       // Both instances now answer from the shared entry.
       for (const link of links) {
         const again = await fetch(link);
