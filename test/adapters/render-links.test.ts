@@ -6,7 +6,9 @@ import { renderLink } from '../../src/index.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { BUILT_CLI, isBuilt, killLeftoverBuiltProcesses, startBuiltService, type BuiltService } from '../helpers/built-service.js';
 import { closedPort } from '../helpers/ports.js';
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
+import { startS3rver, type TestS3 } from '../helpers/s3rver.js';
 import { decode, MAGIC, near } from '../helpers/pixels.js';
 import { until } from '../helpers/wait.js';
 
@@ -159,11 +161,13 @@ describe.skipIf(!isBuilt())('render links and the result cache (npm start)', () 
     }
   });
 
-  it('captures once for 50 identical requests spread over two instances sharing Redis', async () => {
+  it('captures once for 50 identical requests spread over two instances sharing Redis and S3', async () => {
     let redis: TestRedis | undefined;
+    let s3: TestS3 | undefined;
     const services: BuiltService[] = [];
     try {
       redis = await startRedis();
+      s3 = await startS3rver();
       const account = createKey('ENTERPRISE');
       const metricsPorts = [await closedPort(), await closedPort()];
       const env = (metricsPort: number): Record<string, string> => ({
@@ -172,10 +176,14 @@ describe.skipIf(!isBuilt())('render links and the result cache (npm start)', () 
         CAPTURE_ALLOW_PRIVATE_NETWORKS: 'true',
         CAPTURE_LOG_LEVEL: 'warn',
         CAPTURE_METRICS_PORT: String(metricsPort),
+        CAPTURE_S3_BUCKET: (s3 as TestS3).bucket,
+        CAPTURE_S3_ENDPOINT: (s3 as TestS3).endpoint,
+        CAPTURE_S3_REGION: (s3 as TestS3).connection.region,
+        CAPTURE_S3_FORCE_PATH_STYLE: 'true',
+        AWS_ACCESS_KEY_ID: (s3 as TestS3).credentials.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: (s3 as TestS3).credentials.secretAccessKey,
       });
-      // One storage, as two instances share a bucket.
-      const storage = ['--storage-dir', path.join(dir, 'shared')];
-      services.push(await startBuiltService('node', env(metricsPorts[0] as number), storage), await startBuiltService('express', env(metricsPorts[1] as number), storage));
+      services.push(await startBuiltService('node', env(metricsPorts[0] as number)), await startBuiltService('express', env(metricsPorts[1] as number)));
       const page = fixtures.url('/solid?color=%23778899');
       const links = services.map((service) =>
         renderLink({ baseUrl: service.origin, key: account.id, signingSecret: account.signingSecret, params: { url: page, viewport_width: 300, viewport_height: 150 } }),
@@ -196,6 +204,11 @@ describe.skipIf(!isBuilt())('render links and the result cache (npm start)', () 
         counted.waitedOrLater += count('coalesced') + count('hit');
       }
       expect(counted).toEqual({ miss: 1, waitedOrLater: 49 });
+      // The entry's file is in the bucket, kept for its cache_ttl (a day here), not the storage's lifetime.
+      const objects = await s3.keys('cache/');
+      expect(objects).toEqual([`cache/${responses[0]?.headers.get('x-capture-id')}.png`]);
+      const head = await s3.client.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: objects[0] }));
+      expect(Math.abs((head.Expires?.getTime() ?? 0) - (Date.now() + 86_400_000))).toBeLessThan(120_000);
       // Both instances now answer from the shared entry.
       for (const link of links) {
         const again = await fetch(link);
@@ -206,6 +219,7 @@ describe.skipIf(!isBuilt())('render links and the result cache (npm start)', () 
     } finally {
       await Promise.all(services.map((service) => service.stop()));
       await redis?.stop();
+      await s3?.close();
     }
   });
 });
