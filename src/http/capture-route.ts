@@ -65,6 +65,8 @@ export async function answerCapture(engine: CaptureEngine, options: ResolvedHttp
     const capture = (params: CaptureParams, signal: AbortSignal | undefined): Promise<CaptureResult> =>
       withReservation(options, account, headers, () => engine.capture(params, { signal, reuseKey: account.id }));
     if (parsed.cache) {
+      // Without the client's signal: a cached capture serves every request waiting for it, and
+      // the entry it leaves; one client going away must not abort it.
       const cached = await answerFromCache(options, ask, account, parsed, headers, (params) => capture(params, undefined));
       return { ...answer, ...cached };
     }
