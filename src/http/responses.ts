@@ -28,6 +28,20 @@ export function storedCaptureJson(
   return json(200, headers, { url: capture.url, size: capture.size, format: capture.format.toUpperCase(), status: 'completed', id: capture.id, ...clipped, ...page });
 }
 
+/** The headers of a captured file answered whole: its type, length, name, id and any cut. */
+export function setFileHeaders(
+  headers: Record<string, string>,
+  file: { contentType: string; size: number; id: string; extension: string; clippedFrom?: number },
+): void {
+  Object.assign(headers, {
+    'Content-Type': file.contentType,
+    'Content-Length': String(file.size),
+    'Content-Disposition': `inline; filename="${file.id}.${file.extension}"`,
+    'X-Capture-Id': file.id,
+  });
+  if (file.clippedFrom !== undefined) headers['X-Capture-Clipped-From'] = String(file.clippedFrom);
+}
+
 /**
  * A finished capture: its description (`response_type=json`, the file stays in storage) or the
  * file itself, streamed, its temporary file removed once sent.
@@ -37,13 +51,7 @@ export async function captureResponse(result: CaptureResult, asJson: boolean, he
     await result.dispose();
     return storedCaptureJson(headers, { ...result, url: result.storageKey === undefined ? result.url : fileUrl(result.storageKey) });
   }
-  Object.assign(headers, {
-    'Content-Type': result.contentType,
-    'Content-Length': String(result.size),
-    'Content-Disposition': `inline; filename="${result.id}.${result.extension}"`,
-    'Cache-Control': 'no-store',
-    'X-Capture-Id': result.id,
-  });
-  if (result.clippedFrom !== undefined) headers['X-Capture-Clipped-From'] = String(result.clippedFrom);
+  setFileHeaders(headers, result);
+  headers['Cache-Control'] = 'no-store';
   return { status: 200, headers, body: result.data ?? result.stream(), onFinish: () => result.dispose() };
 }

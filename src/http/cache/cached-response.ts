@@ -1,5 +1,5 @@
 import type { HttpRequest, HttpResponse } from '../http-types.js';
-import { storedCaptureJson } from '../responses.js';
+import { setFileHeaders, storedCaptureJson } from '../responses.js';
 import type { CachedFile } from './result-cache.js';
 
 export interface CachedResponseOptions {
@@ -29,12 +29,7 @@ export function cachedFileResponse({ outcome, entry, body }: CachedFile, request
     'X-Capture-Id': entry.id,
   });
   if (matchesEtag(request.headers['if-none-match'], entry.etag)) return { status: 304, headers, body: '' };
-  Object.assign(headers, {
-    'Content-Type': entry.contentType,
-    'Content-Length': String(entry.size),
-    'Content-Disposition': `inline; filename="${entry.id}.${entry.extension}"`,
-  });
-  if (entry.clippedFrom !== undefined) headers['X-Capture-Clipped-From'] = String(entry.clippedFrom);
+  setFileHeaders(headers, entry);
   if (options.headOnly) return { status: 200, headers, body: '' };
   return { status: 200, headers, body: Buffer.isBuffer(body) ? body : body() };
 }
