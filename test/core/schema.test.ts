@@ -43,6 +43,8 @@ describe('request schema', () => {
       pdf_landscape: false,
       pdf_print_background: true,
       gif_fps: 10,
+      pdf_scale: 1,
+      pdf_prefer_css_page_size: false,
       cache: false,
       cache_ttl: 86_400,
       cache_stale_ttl: 0,

@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { FORMATS, type CaptureFormat } from './formats.js';
 import { PAGE_OPTION_PROPERTIES } from './page-option-params.js';
+import { PDF_OPTION_PROPERTIES } from './pdf-params.js';
 import { DEFAULTS } from '../defaults.js';
 
 export const WAIT_UNTIL = ['load', 'domcontentloaded', 'networkidle0', 'networkidle2'] as const;
@@ -59,6 +60,7 @@ export const CaptureParamsSchema = Type.Object(
     pdf_paper: Type.Enum([...PDF_PAPERS], { default: 'A4', description: 'Paper size of a pdf.' }),
     pdf_landscape: Type.Boolean({ default: false, description: 'Print a pdf in landscape orientation.' }),
     pdf_print_background: Type.Boolean({ default: true, description: 'Print backgrounds (colours and images) into a pdf.' }),
+    ...PDF_OPTION_PROPERTIES,
     gif_fps: Type.Integer({ minimum: 1, maximum: 30, default: 10, description: 'Frames per second of a gif (at most 30 s long).' }),
     cache: Type.Boolean({
       default: false,

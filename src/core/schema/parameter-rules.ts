@@ -1,6 +1,7 @@
 import { CaptureError } from '../errors/catalogue.js';
 import { IMAGE_FORMATS, VIDEO_FORMATS, isVideoFormat, type CaptureFormat } from './formats.js';
 import { CaptureParamsSchema, type CaptureParams } from './capture-schema.js';
+import { inches, LARGEST_PAPER_INCHES } from './pdf-params.js';
 
 type Given = Map<keyof CaptureParams, unknown>;
 
@@ -21,6 +22,14 @@ const CLIP = ['clip_x', 'clip_y', 'clip_width', 'clip_height'] as const;
 /** ffmpeg's palette filters make every gif frame a full image: longer gifs are better as a video. */
 export const MAX_GIF_SECONDS = 30;
 const quoted = (formats: readonly string[]): string => formats.map((format) => `'${format}'`).join(', ');
+
+/**
+ * Whether a parameter was given a value other than its default. Defaults are never refused:
+ * parsed parameters are parsed again (for the tier) with every default filled in.
+ */
+function chosen(given: Given, name: keyof CaptureParams): boolean {
+  return given.has(name) && given.get(name) !== (CaptureParamsSchema.properties[name] as { default?: unknown }).default;
+}
 
 /** Cross-parameter rules; every refusal names the parameters involved. */
 export function checkCombinations(given: Given, missing: (name: keyof CaptureParams, message: string) => CaptureError): void {
@@ -55,9 +64,18 @@ export function checkCombinations(given: Given, missing: (name: keyof CapturePar
   }
   const cached = given.get('cache') === true;
   if (cached && given.get('async') === true) throw incompatible('cache answers from stored captures; async=true queues a new one: give one', ['cache', 'async']);
-  // Their defaults are not refused: parsed parameters are parsed again with them filled in.
-  const cacheOption = CACHE_OPTIONS.find((name) => given.has(name) && given.get(name) !== (CaptureParamsSchema.properties[name] as { default?: unknown }).default);
+  const cacheOption = CACHE_OPTIONS.find((name) => chosen(given, name));
   if (cacheOption !== undefined && !cached) throw incompatible(`${cacheOption} applies to cached captures: it needs cache=true`, [cacheOption, 'cache']);
+  const pdfOption = [...given.keys()].find((name) => name.startsWith('pdf_') && chosen(given, name));
+  if (pdfOption !== undefined && format !== 'pdf') throw incompatible(`${pdfOption} applies to format 'pdf', not '${format}'`, [pdfOption, 'format']);
+  if (given.has('pdf_width') !== given.has('pdf_height')) {
+    const name = given.has('pdf_width') ? 'pdf_height' : 'pdf_width';
+    throw missing(name, `pdf_width and pdf_height go together; '${name}' is missing`);
+  }
+  for (const name of ['pdf_width', 'pdf_height'] as const) {
+    const value = given.get(name) as string | undefined;
+    if (value !== undefined && !(inches(value) > 0 && inches(value) <= LARGEST_PAPER_INCHES)) throw missing(name, `${name} must be more than 0 and at most ${LARGEST_PAPER_INCHES} in, not ${value}`);
+  }
   if (given.has('webhook_url') && given.get('async') !== true) throw incompatible('webhook_url reports an asynchronous capture: it needs async=true', ['webhook_url', 'async']);
   const duration = given.get('duration') as number | undefined;
   if (format === 'gif' && duration !== undefined && duration > MAX_GIF_SECONDS) {

@@ -1,0 +1,33 @@
+import Type from 'typebox';
+
+/** A length on paper: a number with an optional unit (inches when none), as Gotenberg takes them. */
+const LENGTH = '^(?:[0-9]{1,4}(?:\\.[0-9]{1,4})?)(?:px|in|cm|mm)?$';
+const INCHES_PER = { px: 1 / 96, in: 1, cm: 1 / 2.54, mm: 1 / 25.4 } as const;
+/** The largest page Chromium prints is 200 inches on a side (PDF's 14,400 points). */
+export const LARGEST_PAPER_INCHES = 200;
+
+const length = (description: string) => Type.Optional(Type.String({ pattern: LENGTH, maxLength: 12, description }));
+
+/**
+ * The PDF options beyond paper, orientation and backgrounds: Gotenberg's set, prefixed `pdf_`.
+ * Part of the one request schema.
+ */
+export const PDF_OPTION_PROPERTIES = {
+  pdf_width: length('Custom paper width (with pdf_height), e.g. `8.5in`, `210mm`, `21cm`, `816px`; a bare number is inches. Replaces pdf_paper.'),
+  pdf_height: length('Custom paper height (with pdf_width).'),
+  pdf_margin_top: length("Top margin, e.g. `1cm`; a bare number is inches. Default Chromium's (0.4 in)."),
+  pdf_margin_right: length('Right margin.'),
+  pdf_margin_bottom: length('Bottom margin.'),
+  pdf_margin_left: length('Left margin.'),
+  pdf_scale: Type.Number({ minimum: 0.1, maximum: 2, default: 1, description: 'Scale of the page on paper.' }),
+  pdf_page_ranges: Type.Optional(
+    Type.String({ pattern: '^\\s*[0-9]+(?:\\s*-\\s*[0-9]+)?(?:\\s*,\\s*[0-9]+(?:\\s*-\\s*[0-9]+)?)*\\s*$', maxLength: 256, description: 'Pages to keep, e.g. `1-5, 8, 11-13` (all when omitted).' }),
+  ),
+  pdf_prefer_css_page_size: Type.Boolean({ default: false, description: 'Paper size from the page\'s CSS `@page { size }` when it declares one.' }),
+};
+
+/** A length of the schema's form in inches. */
+export function inches(length: string): number {
+  const unit = /(px|in|cm|mm)$/.exec(length)?.[1] as keyof typeof INCHES_PER | undefined;
+  return Number(unit ? length.slice(0, -unit.length) : length) * INCHES_PER[unit ?? 'in'];
+}
