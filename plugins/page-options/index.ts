@@ -2,7 +2,7 @@ import type { CaptureContext, CapturePlugin } from '../../src/core/plugin-api.js
 
 /**
  * How the page is emulated, set on the capture's own page before it navigates: device scale
- * factor, dark mode, reduced motion, user agent, locale and time zone. Each context is fresh, so
+ * factor, dark mode, reduced motion, CSS media type, user agent, locale and time zone. Each context is fresh, so
  * nothing leaks into the next capture.
  */
 export function pageOptions(): CapturePlugin {
@@ -14,8 +14,24 @@ export function pageOptions(): CapturePlugin {
         phase: 'prepare',
         leavesContextState: true,
         when: (params) =>
-          params.device_scale_factor !== undefined || params.dark_mode || params.reduced_motion || params.user_agent !== undefined || params.locale !== undefined || params.timezone !== undefined,
+          params.device_scale_factor !== undefined ||
+          params.dark_mode ||
+          params.reduced_motion ||
+          params.media_type !== undefined ||
+          params.user_agent !== undefined ||
+          params.locale !== undefined ||
+          params.timezone !== undefined,
         run: emulate,
+      },
+      {
+        // Set again once the page is there: the navigation to the target can drop the media type
+        // set on the blank page (measured: print media was gone after a goto), while the colour
+        // scheme and motion preferences stay.
+        name: 'media',
+        phase: 'settle',
+        leavesContextState: true,
+        when: (params) => params.media_type !== undefined,
+        run: ({ page, params }) => page.emulateMedia({ media: params.media_type }),
       },
       {
         name: 'cookies',
@@ -40,8 +56,12 @@ async function emulate(ctx: CaptureContext): Promise<void> {
   if (params.device_scale_factor !== undefined) {
     await cdp.send('Emulation.setDeviceMetricsOverride', { width: params.viewport_width, height: params.viewport_height, deviceScaleFactor: params.device_scale_factor, mobile: false });
   }
-  if (params.dark_mode || params.reduced_motion) {
-    await page.emulateMedia({ ...(params.dark_mode ? { colorScheme: 'dark' as const } : {}), ...(params.reduced_motion ? { reducedMotion: 'reduce' as const } : {}) });
+  if (params.dark_mode || params.reduced_motion || params.media_type !== undefined) {
+    await page.emulateMedia({
+      ...(params.dark_mode ? { colorScheme: 'dark' as const } : {}),
+      ...(params.reduced_motion ? { reducedMotion: 'reduce' as const } : {}),
+      ...(params.media_type === undefined ? {} : { media: params.media_type }),
+    });
   }
   if (params.user_agent !== undefined || params.locale !== undefined) {
     const userAgent = params.user_agent ?? (await cdp.send('Browser.getVersion')).userAgent;

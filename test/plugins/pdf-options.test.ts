@@ -3,6 +3,7 @@ import type { CaptureEngine } from '../../src/index.js';
 import { createTestEngine } from '../helpers/engine.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { readPdf } from '../helpers/pdf.js';
+import { decode, near } from '../helpers/pixels.js';
 
 /** Gotenberg's PDF options, read back from the PDF's page boxes. */
 let fixtures: FixtureServer;
@@ -50,5 +51,39 @@ describe('PDF options', () => {
     expect(await errorOf({ pdf_width: '5in' })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'pdf_height' } });
     expect(await errorOf({ pdf_width: '300in', pdf_height: '5in' })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'pdf_width' } });
     expect(await errorOf({ pdf_margin_top: '1furlong' })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'pdf_margin_top' } });
+  });
+});
+
+describe('PDF options for documents people ship', () => {
+  it('prints the whole document on one page as tall as it is', async () => {
+    const pages = await pdf({ pdf_single_page: true, pdf_margin_top: '0', pdf_margin_bottom: '0' });
+    expect(pages).toHaveLength(1);
+    // 6 bands of 500 CSS px at 96 px to the inch: 3,000 px, 2,250 pt, and a pixel more.
+    expect(pages[0]?.[1]).toBeGreaterThanOrEqual(2250);
+    expect(pages[0]?.[1]).toBeLessThanOrEqual(2252);
+    expect((await pdf({ pdf_single_page: true, pdf_landscape: true }))).toHaveLength(1);
+  });
+
+  it('writes a tagged PDF, and an outline from the headings', async () => {
+    const headings = await engine.capture({ url: fixtures.url('/headings'), format: 'pdf', pdf_outline: true });
+    const text = (headings.data as Buffer).toString('latin1');
+    expect(text).toContain('/StructTreeRoot');
+    expect(text).toMatch(/\/Outlines/);
+    const plain = await engine.capture({ url: fixtures.url('/headings'), format: 'pdf' });
+    expect((plain.data as Buffer).toString('latin1')).not.toMatch(/\/Outlines/);
+    const tagged = await engine.capture({ url: fixtures.url('/headings'), format: 'pdf', pdf_tagged: true });
+    expect((tagged.data as Buffer).toString('latin1')).toContain('/StructTreeRoot');
+  });
+});
+
+describe('media_type', () => {
+  it('renders a screenshot in print media when asked, in screen media by default', async () => {
+    const shot = async (params: Record<string, unknown>): Promise<[number, number, number]> => {
+      const result = await engine.capture({ url: fixtures.url('/print-media'), viewport_width: 200, viewport_height: 100, ...params });
+      return (await decode(result.data as Buffer)).at(100, 50);
+    };
+    expect(near(await shot({}), '#ff0000')).toBe(true);
+    expect(near(await shot({ media_type: 'print' }), '#0000ff')).toBe(true);
+    expect(near(await shot({ media_type: 'screen' }), '#ff0000')).toBe(true);
   });
 });

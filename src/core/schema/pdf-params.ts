@@ -24,6 +24,9 @@ export const PDF_OPTION_PROPERTIES = {
     Type.String({ pattern: '^\\s*[0-9]+(?:\\s*-\\s*[0-9]+)?(?:\\s*,\\s*[0-9]+(?:\\s*-\\s*[0-9]+)?)*\\s*$', maxLength: 256, description: 'Pages to keep, e.g. `1-5, 8, 11-13` (all when omitted).' }),
   ),
   pdf_prefer_css_page_size: Type.Boolean({ default: false, description: 'Paper size from the page\'s CSS `@page { size }` when it declares one.' }),
+  pdf_single_page: Type.Boolean({ default: false, description: 'The whole document on one page as tall as it is (at most 200 in).' }),
+  pdf_tagged: Type.Boolean({ default: false, description: 'A tagged (accessible) PDF: headings, paragraphs, lists and tables marked up for screen readers.' }),
+  pdf_outline: Type.Boolean({ default: false, description: 'Bookmarks from the document\'s headings (makes the PDF tagged too).' }),
 };
 
 /** A length of the schema's form in inches. */
