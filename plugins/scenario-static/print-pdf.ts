@@ -3,6 +3,7 @@ import type { CaptureContext, EncodedOutput } from '../../src/core/plugin-api.js
 import { PDF_PAPER_INCHES } from '../../src/core/schema/capture-params.js';
 import { throwIfAborted } from '../../src/core/deadline.js';
 import { inches, LARGEST_PAPER_INCHES } from '../../src/core/schema/pdf-params.js';
+import { wantsMetadata, withMetadata } from './pdf-metadata.js';
 import { captureErrors } from '../../src/core/errors/factories.js';
 import { CaptureError } from '../../src/core/errors/catalogue.js';
 
@@ -40,8 +41,9 @@ export async function printPdf(ctx: CaptureContext): Promise<EncodedOutput> {
       throw printRefusal(error) ?? error;
     });
   if (stream === undefined) throw new Error('Chromium returned no PDF stream');
-  const data = await readStream(cdp, stream, ctx.signal);
-  if (data.length === 0) throw new Error('Chromium returned an empty PDF');
+  const printed = await readStream(cdp, stream, ctx.signal);
+  if (printed.length === 0) throw new Error('Chromium returned an empty PDF');
+  const data = wantsMetadata(params) ? await withMetadata(printed, params) : printed;
   return { format: 'pdf', size: data.length, data };
 }
 

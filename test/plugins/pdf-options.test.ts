@@ -4,6 +4,7 @@ import { createTestEngine } from '../helpers/engine.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { readPdf } from '../helpers/pdf.js';
 import { decode, near } from '../helpers/pixels.js';
+import { PDFDocument } from '@cantoo/pdf-lib';
 
 /** Gotenberg's PDF options, read back from the PDF's page boxes. */
 let fixtures: FixtureServer;
@@ -73,6 +74,30 @@ describe('PDF options for documents people ship', () => {
     expect((plain.data as Buffer).toString('latin1')).not.toMatch(/\/Outlines/);
     const tagged = await engine.capture({ url: fixtures.url('/headings'), format: 'pdf', pdf_tagged: true });
     expect((tagged.data as Buffer).toString('latin1')).toContain('/StructTreeRoot');
+  });
+});
+
+describe('PDF document information', () => {
+  it('writes Title, Author, Subject and Keywords, and keeps the tags and the outline', async () => {
+    const result = await engine.capture({
+      url: fixtures.url('/headings'),
+      format: 'pdf',
+      pdf_outline: true,
+      pdf_title: 'Quarterly report',
+      pdf_author: 'Ada Lovelace',
+      pdf_subject: 'Sales',
+      pdf_keywords: 'sales, q3 ,2026',
+    });
+    const data = result.data as Buffer;
+    expect(result.size).toBe(data.length);
+    const document = await PDFDocument.load(data, { updateMetadata: false });
+    expect([document.getTitle(), document.getAuthor(), document.getSubject(), document.getKeywords()]).toEqual(['Quarterly report', 'Ada Lovelace', 'Sales', 'sales q3 2026']);
+    const text = data.toString('latin1');
+    expect(text).toContain('/StructTreeRoot');
+    expect(text).toMatch(/\/Outlines/);
+    // Without them, Chromium's own Title (the page's <title>) stays.
+    const plain = await PDFDocument.load((await engine.capture({ url: fixtures.url('/headings'), format: 'pdf' })).data as Buffer, { updateMetadata: false });
+    expect([plain.getTitle(), plain.getAuthor()]).toEqual(['Report', undefined]);
   });
 });
 

@@ -26,6 +26,10 @@ export const PDF_OPTION_PROPERTIES = {
   pdf_prefer_css_page_size: Type.Boolean({ default: false, description: 'Paper size from the page\'s CSS `@page { size }` when it declares one.' }),
   pdf_single_page: Type.Boolean({ default: false, description: 'The whole document on one page as tall as it is (at most 200 in).' }),
   pdf_tagged: Type.Boolean({ default: false, description: 'A tagged (accessible) PDF: headings, paragraphs, lists and tables marked up for screen readers.' }),
+  pdf_title: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: "The PDF's Title (default: the page's `<title>`, as Chromium writes it)." })),
+  pdf_author: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: "The PDF's Author." })),
+  pdf_subject: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: "The PDF's Subject." })),
+  pdf_keywords: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: "The PDF's Keywords, comma-separated." })),
   pdf_outline: Type.Boolean({ default: false, description: 'Bookmarks from the document\'s headings (makes the PDF tagged too).' }),
 };
 
