@@ -12,6 +12,8 @@ missing=()
 [ -x /usr/lib/chromium/chromium-headless-shell ] || [ -n "${CAPTURE_CHROMIUM_PATH:-}" ] || missing+=(chromium-headless-shell)
 command -v ffmpeg >/dev/null 2>&1 || [ -n "${CAPTURE_FFMPEG_PATH:-}" ] || missing+=(ffmpeg)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+# PDFs are checked with poppler's pdfinfo and pdftotext in the tests.
+command -v pdfinfo >/dev/null 2>&1 || missing+=(poppler-utils)
 # EasyList and EasyPrivacy for offline ad blocking ship with Debian's uBlock Origin package.
 [ -d /usr/share/chromium/extensions/ublock-origin ] || [ -d /usr/share/webext/ublock-origin ] || missing+=(webext-ublock-origin-chromium)
 fc-list 2>/dev/null | grep -qi 'dejavu\|liberation' || missing+=(fonts-dejavu-core fonts-liberation)

@@ -98,7 +98,7 @@ export function blockAds(options: BlockAdsOptions = {}): CapturePlugin {
           }
           const blocking = new PageBlocking(ctx.page, loaded);
           ctx.defer(() => blocking.disable());
-          await blocking.enable(ctx.params.url);
+          await blocking.enable(ctx.target);
           ctx.state.set(BLOCKING, blocking);
         },
       },

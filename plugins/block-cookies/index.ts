@@ -103,7 +103,7 @@ export function blockCookies(options: BlockCookiesOptions = {}): CapturePlugin {
         when: (params) => params.block_cookies,
         run: async (ctx) => {
           // An init script runs in every frame, iframes included, before the page's own scripts.
-          const script: Disposable = await ctx.page.addInitScript({ content: autoconsentInitScript(ctx.params.url) });
+          const script: Disposable = await ctx.page.addInitScript({ content: autoconsentInitScript(ctx.target) });
           // Not awaited: commands to a page run in order, so a page used again would see it gone
           // before anything else, and the capture does not wait a round trip for a closing page.
           ctx.defer(() => void script.dispose().catch(() => undefined));

@@ -10,9 +10,9 @@ export function geolocation(): CapturePlugin {
         phase: 'prepare',
         leavesContextState: true,
         when: (params) => params.latitude !== undefined && params.longitude !== undefined,
-        run: async ({ browserContext, params }) => {
+        run: async ({ browserContext, params, target }) => {
           await browserContext.setGeolocation({ latitude: params.latitude as number, longitude: params.longitude as number, accuracy: 10 });
-          await browserContext.grantPermissions(['geolocation'], { origin: new URL(params.url).origin });
+          await browserContext.grantPermissions(['geolocation'], { origin: new URL(target).origin });
         },
       },
     ],

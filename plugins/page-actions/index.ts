@@ -53,7 +53,8 @@ export function pageActions(): CapturePlugin {
             const meta = (selector: string): string | null => document.querySelector<HTMLMetaElement>(selector)?.content ?? null;
             return { title: document.title, final_url: location.href, description: meta('meta[name="description"]') ?? meta('meta[property="og:description"]'), og_image: meta('meta[property="og:image"]') };
           });
-          ctx.metadata = { ...page, status: ctx.response?.status ?? null };
+          // A document's address is the engine's own, not one the caller could open.
+          ctx.metadata = { ...page, ...(ctx.document ? { final_url: '' } : {}), status: ctx.response?.status ?? null };
         },
       },
       {

@@ -72,8 +72,8 @@ async function emulate(ctx: CaptureContext): Promise<void> {
 }
 
 /** The caller's cookies, for the target's host only (never a parent domain, never third parties). */
-async function setCookies({ browserContext, params }: CaptureContext): Promise<void> {
-  const target = new URL(params.url);
+async function setCookies({ browserContext, params, target: address }: CaptureContext): Promise<void> {
+  const target = new URL(address);
   await browserContext.addCookies(
     (params.cookies ?? []).map(({ name, value, path, secure, httpOnly, sameSite }) => ({
       name,
@@ -91,8 +91,8 @@ async function setCookies({ browserContext, params }: CaptureContext): Promise<v
  * The caller's extra headers, on requests to the target's origin only: a third party the page
  * loads never sees them. Requests are intercepted only when headers were asked for.
  */
-async function sendHeadersToTarget({ page, params }: CaptureContext): Promise<void> {
-  const origin = new URL(params.url).origin;
+async function sendHeadersToTarget({ page, params, target }: CaptureContext): Promise<void> {
+  const origin = new URL(target).origin;
   const extra = params.headers ?? {};
   await page.route(
     (url) => url.origin === origin,

@@ -15,6 +15,7 @@ import { captureErrors } from './errors/factories.js';
 import { isVideoFormat } from './schema/formats.js';
 import type { CaptureObserver, ContextPool, EgressGuard, PoolStats } from './ports.js';
 import type { CaptureStorage } from './storage.js';
+import { documentOf } from './document/capture-document.js';
 
 export interface CaptureOptions {
   /** Aborting it cancels the capture, queued or running. */
@@ -90,11 +91,12 @@ export class CaptureEngine {
     const budget = this.options.timeoutMs + (isVideoFormat(params.format) ? params.duration * DEFAULTS.videoMsPerSecond : 0);
     const deadline = createDeadline(budget, options.signal);
     try {
+      const document = await abortable(documentOf(params), deadline.signal);
       // Refused targets answer before they take a queue slot or a browser context.
-      await abortable(this.egress.checkTarget(params.url), deadline.signal);
+      if (!document) await abortable(this.egress.checkTarget(params.url as string), deadline.signal);
       const outcome = await this.pool.run(
         deadline.signal,
-        (lease) => runCapture({ id, params, deadline, lease, pipeline: this.pipeline, log: this.options.log, observer: this.observer }),
+        (lease) => runCapture({ id, params, document, deadline, lease, pipeline: this.pipeline, log: this.options.log, observer: this.observer }),
         {
           viewport: { width: params.viewport_width, height: params.viewport_height },
           reuseKey: this.pipeline.leavesContextState(params) ? undefined : (options.reuseKey ?? 'default'),

@@ -6,7 +6,8 @@ import { abortable, sleep } from './deadline.js';
 import { CONTEXT_ATTACHMENT } from './capture-state.js';
 import { toCaptureError } from './errors/to-capture-error.js';
 import type { CaptureError } from './errors/catalogue.js';
-import type { Request, Response } from 'playwright-core';
+import type { Request, Response, Route } from 'playwright-core';
+import { assetFor, DOCUMENT_ORIGIN, type CaptureDocument } from './document/capture-document.js';
 
 /** Quiet time that makes the network count as idle, as in Puppeteer. */
 const NETWORK_IDLE_MS = 500;
@@ -37,9 +38,10 @@ export function corePlugin(egress: EgressGuard): CapturePlugin {
 
 async function navigate(ctx: CaptureContext, egress: EgressGuard): Promise<void> {
   const { page, params } = ctx;
+  if (ctx.document) await serveDocument(ctx, ctx.document);
   const session = ctx.state.get(CONTEXT_ATTACHMENT);
   // Every main-frame hop (redirects included): a refused hop is the caller's URL_NOT_ALLOWED.
-  const hops = [params.url];
+  const hops = [ctx.target];
   const isMainNavigation = (request: Request): boolean => request.isNavigationRequest() && request.frame() === page.mainFrame();
   const onRequest = (request: Request): void => {
     if (isMainNavigation(request)) hops.push(request.url());
@@ -68,7 +70,7 @@ async function navigate(ctx: CaptureContext, egress: EgressGuard): Promise<void>
   page.on('response', onResponse);
   try {
     const waitUntil = params.wait_until === 'load' ? 'load' : 'domcontentloaded';
-    const response = await abortable(page.goto(params.url, { waitUntil, timeout: 0 }), ctx.signal).catch((error: unknown) => {
+    const response = await abortable(page.goto(ctx.target, { waitUntil, timeout: 0 }), ctx.signal).catch((error: unknown) => {
       throw refusal() ?? toCaptureError(error, { url: hops.at(-1) });
     });
     const refused = refusal();
@@ -81,4 +83,20 @@ async function navigate(ctx: CaptureContext, egress: EgressGuard): Promise<void>
     page.off('response', onResponse);
     tracker?.detach();
   }
+}
+
+/**
+ * Answers the document's origin from memory, ahead of every other route (the last one registered
+ * runs first); the rest of the page's requests go out through the egress guard as any page's.
+ */
+async function serveDocument(ctx: CaptureContext, document: CaptureDocument): Promise<void> {
+  const pattern = `${DOCUMENT_ORIGIN}/**`;
+  const serve = async (route: Route): Promise<void> => {
+    const asset = assetFor(document, route.request().url());
+    const answer = asset ? { status: 200, contentType: asset.type, body: asset.body } : { status: 404, contentType: 'text/plain', body: 'Not in the document' };
+    // The page may be gone by the time a late request is answered.
+    await route.fulfill(answer).catch(() => undefined);
+  };
+  await ctx.page.route(pattern, serve);
+  ctx.defer(() => ctx.page.unroute(pattern, serve).catch(() => undefined));
 }

@@ -2,6 +2,7 @@ import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import type { CaptureParams } from './schema/capture-params.js';
 import type { Logger } from './logger.js';
 import type { CaptureState } from './capture-state.js';
+import type { CaptureDocument } from './document/capture-document.js';
 
 export { stateKey, CaptureState, type StateKey } from './capture-state.js';
 
@@ -66,6 +67,10 @@ export interface PageMetadata {
 export interface CaptureContext {
   readonly id: string;
   readonly params: CaptureParams;
+  /** The address the page is opened at: `params.url`, or a document's synthetic address. */
+  readonly target: string;
+  /** The document served instead of a URL (`html`, `markdown`, `files`). */
+  readonly document?: CaptureDocument;
   /** Aborts on the capture's deadline or a client disconnect; pass it to every wait. */
   readonly signal: AbortSignal;
   /** Milliseconds left in the capture's budget. */

@@ -10,10 +10,12 @@ import type { BrowserLease, CaptureObserver } from './ports.js';
 import type { Logger } from './logger.js';
 import { captureErrors } from './errors/factories.js';
 import { FORMATS } from './schema/formats.js';
+import type { CaptureDocument } from './document/capture-document.js';
 
 export interface CaptureRun {
   id: string;
   params: CaptureParams;
+  document?: CaptureDocument;
   deadline: Deadline;
   lease: BrowserLease;
   pipeline: Pipeline;
@@ -26,7 +28,7 @@ export interface CaptureRun {
  * Runs one capture through the phases in one browser context. Every stage gets the capture's
  * signal; cleanups registered with `ctx.defer()` run in reverse order whatever happened.
  */
-export async function runCapture({ id, params, deadline, lease, pipeline, log, observer }: CaptureRun): Promise<RunOutcome> {
+export async function runCapture({ id, params, document, deadline, lease, pipeline, log, observer }: CaptureRun): Promise<RunOutcome> {
   const cleanups: (() => unknown)[] = [];
   // A crashed renderer leaves pending calls hanging until the deadline; end this capture at once.
   const crashed = new AbortController();
@@ -37,6 +39,8 @@ export async function runCapture({ id, params, deadline, lease, pipeline, log, o
   const ctx: CaptureContext = {
     id,
     params,
+    target: document?.url ?? (params.url as string),
+    document,
     signal,
     remaining: deadline.remaining,
     budget: deadline.share,

@@ -24,7 +24,7 @@ afterAll(async () => fixtures?.close());
 
 /** A test-only plugin whose stage runs `fault` in the given phase when the url asks for it. */
 function faultPlugin(marker: string, fault: Parameters<NonNullable<CapturePlugin['stages']>[number]['run']>[0] extends infer C ? (ctx: C) => Promise<void> : never): CapturePlugin {
-  return { name: `fault-${marker}`, stages: [{ name: marker, phase: 'settle', when: (p) => p.url.includes(marker), run: fault }] };
+  return { name: `fault-${marker}`, stages: [{ name: marker, phase: 'settle', when: (p) => (p.url ?? '').includes(marker), run: fault }] };
 }
 
 const browsersOfThisProcess = (): number[] => chromiumChildren(process.pid);

@@ -28,7 +28,7 @@ function leakSpinningPage(url: () => string): CapturePlugin {
       {
         name: 'leak',
         phase: 'settle',
-        when: (params) => params.url.includes('leak'),
+        when: (params) => (params.url ?? '').includes('leak'),
         run: async (ctx) => {
           const browser = ctx.browserContext.browser();
           if (!browser) throw new Error('no browser');

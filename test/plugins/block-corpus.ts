@@ -42,7 +42,7 @@ export function inspector(results: Map<string, PageInspection>): CapturePlugin {
               blurred: [...document.body.children].some((child) => /blur\(/.test(getComputedStyle(child).filter)),
             };
           });
-          results.set(ctx.params.url, { ...seen, cookies: ctx.state.get(BLOCK_COOKIES_RESULT) });
+          results.set(ctx.target, { ...seen, cookies: ctx.state.get(BLOCK_COOKIES_RESULT) });
         },
       },
     ],

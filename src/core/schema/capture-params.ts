@@ -4,6 +4,7 @@ import { CaptureError } from '../errors/catalogue.js';
 import { captureErrors } from '../errors/factories.js';
 import { ALLOWED_TEXT, PAGE_OPTION_CHECKS, PAGE_OPTION_READERS } from './page-option-params.js';
 import { applyImpliedDefaults, checkCombinations } from './parameter-rules.js';
+import { DOCUMENT_ALLOWED_TEXT, DOCUMENT_CHECKS, DOCUMENT_READERS, INPUT_PARAMS } from './document-params.js';
 import { CaptureParamsSchema, PARAM_NAMES, type CaptureParams } from './capture-schema.js';
 
 export { CaptureParamsSchema, PARAM_NAMES, PDF_PAPER_INCHES, WAIT_UNTIL, type CaptureParams, type CaptureInput } from './capture-schema.js';
@@ -17,6 +18,9 @@ interface PropertySchema {
   default?: unknown;
 }
 
+const READERS: Record<string, ((value: unknown) => unknown) | undefined> = { ...PAGE_OPTION_READERS, ...DOCUMENT_READERS };
+const CHECKS: Record<string, ((value: never) => string | undefined) | undefined> = { ...PAGE_OPTION_CHECKS, ...DOCUMENT_CHECKS };
+
 const INTEGER = /^-?\d+$/;
 const NUMBER = /^-?(?:\d+\.?\d*|\.\d+)$/;
 
@@ -24,7 +28,7 @@ const NUMBER = /^-?(?:\d+\.?\d*|\.\d+)$/;
 export function allowedFor(name: keyof CaptureParams): string {
   const schema = CaptureParamsSchema.properties[name] as PropertySchema;
   if (name === 'url') return 'http or https URL of at most 8192 characters';
-  const text = ALLOWED_TEXT[name as keyof typeof ALLOWED_TEXT];
+  const text = { ...ALLOWED_TEXT, ...DOCUMENT_ALLOWED_TEXT }[name as string];
   if (text !== undefined) return text;
   if (schema.enum) return schema.enum.join(', ');
   if (schema.type === 'boolean') return 'true, false';
@@ -73,18 +77,19 @@ export function parseCaptureParams(raw: Readonly<Record<string, unknown>>): Capt
     if (Array.isArray(value) && schemaOf(name).type !== 'array') throw invalid(name, 'given more than once');
     if (value === undefined || value === null) continue;
     const schema = CaptureParamsSchema.properties[name] as TSchema & PropertySchema;
-    const reader = PAGE_OPTION_READERS[name as keyof typeof PAGE_OPTION_READERS];
+    const reader = READERS[name];
     const typed = reader ? reader(value) : coerce(schema, value);
     if (typed === undefined || !Value.Check(schema, typed)) {
       throw invalid(name, `expected ${allowedFor(name)}, got ${describe(value)}`);
     }
-    const problem = PAGE_OPTION_CHECKS[name as keyof typeof PAGE_OPTION_CHECKS]?.(typed as never);
+    const problem = CHECKS[name]?.(typed as never);
     if (problem !== undefined) throw invalid(name, problem);
     given.set(name, typed);
   }
 
-  const url = given.get('url');
-  if (typeof url !== 'string' || url.length === 0) throw invalid('url', 'missing');
+  const inputs = INPUT_PARAMS.filter((name) => given.has(name) && given.get(name) !== '');
+  if (inputs.length === 0) throw invalid('url', 'missing (give one of url, html, markdown or files)');
+  if (inputs.length > 1) throw invalid(inputs[1] as keyof CaptureParams, `give one of url, html, markdown or files, not both ${inputs[0]} and ${inputs[1]}`);
   applyImpliedDefaults(given);
   checkCombinations(given, invalid);
 
@@ -113,5 +118,6 @@ function describe(value: unknown): string {
 
 /** The request schema as plain JSON Schema (draft 2020-12 compatible), for clients and docs. */
 export function captureParamsJsonSchema(): Record<string, unknown> {
-  return JSON.parse(JSON.stringify({ ...CaptureParamsSchema, required: ['url'] })) as Record<string, unknown>;
+  const oneInput = INPUT_PARAMS.map((name) => ({ required: [name] }));
+  return JSON.parse(JSON.stringify({ ...CaptureParamsSchema, oneOf: oneInput })) as Record<string, unknown>;
 }

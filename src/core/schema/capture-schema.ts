@@ -2,6 +2,7 @@ import Type, { type Static } from 'typebox';
 import { FORMATS, type CaptureFormat } from './formats.js';
 import { PAGE_OPTION_PROPERTIES } from './page-option-params.js';
 import { PDF_OPTION_PROPERTIES } from './pdf-params.js';
+import { DOCUMENT_PROPERTIES } from './document-params.js';
 import { DEFAULTS } from '../defaults.js';
 
 export const WAIT_UNTIL = ['load', 'domcontentloaded', 'networkidle0', 'networkidle2'] as const;
@@ -22,7 +23,8 @@ const PDF_PAPERS = Object.keys(PDF_PAPER_INCHES) as (keyof typeof PDF_PAPER_INCH
  */
 export const CaptureParamsSchema = Type.Object(
   {
-    url: Type.String({ maxLength: 8192, description: 'Page to capture: an http or https URL.', examples: ['https://example.com'] }),
+    url: Type.Optional(Type.String({ maxLength: 8192, description: 'Page to capture: an http or https URL. Or give html, markdown or files instead.', examples: ['https://example.com'] })),
+    ...DOCUMENT_PROPERTIES,
     format: Type.Enum(Object.keys(FORMATS) as CaptureFormat[], {
       default: 'png',
       description: 'Output format: png, jpg, webp images; pdf, the page printed by Chromium; mp4, webm and animated gif, videos of a scroll or record scenario.',
@@ -84,7 +86,18 @@ export const CaptureParamsSchema = Type.Object(
 );
 
 export type CaptureParams = Static<typeof CaptureParamsSchema>;
-/** What a library caller passes: `url` and any subset of the other parameters, raw or typed. */
-export type CaptureInput = { url: string } & Partial<Record<Exclude<keyof CaptureParams, 'url'>, unknown>>;
+/** An uploaded file as a library caller may pass it: its content as text or bytes. */
+export interface DocumentFileInput {
+  name: string;
+  content: string | Uint8Array;
+  encoding?: 'utf8' | 'base64';
+  type?: string;
+}
+
+/**
+ * What a library caller passes: one of `url`, `html`, `markdown` or `files`, and any subset of the
+ * other parameters, raw or typed.
+ */
+export type CaptureInput = Partial<Record<Exclude<keyof CaptureParams, 'files'>, unknown>> & { files?: DocumentFileInput[] };
 
 export const PARAM_NAMES = Object.keys(CaptureParamsSchema.properties) as (keyof CaptureParams)[];

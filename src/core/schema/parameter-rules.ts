@@ -2,6 +2,7 @@ import { CaptureError } from '../errors/catalogue.js';
 import { IMAGE_FORMATS, VIDEO_FORMATS, isVideoFormat, type CaptureFormat } from './formats.js';
 import { CaptureParamsSchema, type CaptureParams } from './capture-schema.js';
 import { inches, LARGEST_PAPER_INCHES } from './pdf-params.js';
+import { documentPath, type DocumentFileParam } from './document-params.js';
 
 type Given = Map<keyof CaptureParams, unknown>;
 
@@ -29,6 +30,12 @@ const quoted = (formats: readonly string[]): string => formats.map((format) => `
  */
 function chosen(given: Given, name: keyof CaptureParams): boolean {
   return given.has(name) && given.get(name) !== (CaptureParamsSchema.properties[name] as { default?: unknown }).default;
+}
+
+function rendersMarkdown(given: Given): boolean {
+  if (given.has('markdown')) return true;
+  const names = new Set(((given.get('files') ?? []) as DocumentFileParam[]).map(({ name }) => documentPath(name)));
+  return names.has('index.md') && !names.has('index.html');
 }
 
 /** Cross-parameter rules; every refusal names the parameters involved. */
@@ -75,6 +82,9 @@ export function checkCombinations(given: Given, missing: (name: keyof CapturePar
   for (const name of ['pdf_width', 'pdf_height'] as const) {
     const value = given.get(name) as string | undefined;
     if (value !== undefined && !(inches(value) > 0 && inches(value) <= LARGEST_PAPER_INCHES)) throw missing(name, `${name} must be more than 0 and at most ${LARGEST_PAPER_INCHES} in, not ${value}`);
+  }
+  if (given.has('markdown_template') && !rendersMarkdown(given)) {
+    throw incompatible('markdown_template is the page of a Markdown document: it needs markdown, or files with an index.md and no index.html', ['markdown_template', 'markdown']);
   }
   if (given.has('webhook_url') && given.get('async') !== true) throw incompatible('webhook_url reports an asynchronous capture: it needs async=true', ['webhook_url', 'async']);
   const duration = given.get('duration') as number | undefined;

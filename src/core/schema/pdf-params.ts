@@ -30,6 +30,15 @@ export const PDF_OPTION_PROPERTIES = {
   pdf_author: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: "The PDF's Author." })),
   pdf_subject: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: "The PDF's Subject." })),
   pdf_keywords: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: "The PDF's Keywords, comma-separated." })),
+  pdf_header_html: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 1024 * 1024,
+      description:
+        'HTML printed at the top of every page, in Chromium\'s template: elements with the classes `pageNumber`, `totalPages`, `date`, `title`, `url` get those values. Its images and fonts are inlined first, so they print. Give it room with pdf_margin_top.',
+    }),
+  ),
+  pdf_footer_html: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 * 1024, description: 'HTML printed at the bottom of every page, as pdf_header_html. Give it room with pdf_margin_bottom.' })),
   pdf_outline: Type.Boolean({ default: false, description: 'Bookmarks from the document\'s headings (makes the PDF tagged too).' }),
 };
 

@@ -1,0 +1,70 @@
+import { posix } from 'node:path';
+import mime from 'mime-types';
+import type { CaptureParams } from '../schema/capture-params.js';
+import { documentPath } from '../schema/document-params.js';
+import { markdownPage } from './markdown-page.js';
+
+/**
+ * Where a document is served to Chromium from memory. `.invalid` never resolves (RFC 6761), so a
+ * request the capture does not answer itself fails instead of reaching anything; https makes the
+ * document a secure context, as the pages it stands for usually are.
+ */
+export const DOCUMENT_ORIGIN = 'https://document.capture-engine.invalid';
+
+export interface DocumentAsset {
+  body: Buffer;
+  /** Content-Type it is served with. */
+  type: string;
+}
+
+/** A document to capture instead of a URL: its entry page and every file by path. */
+export interface CaptureDocument {
+  /** The address the page is opened at. */
+  url: string;
+  assets: ReadonlyMap<string, DocumentAsset>;
+}
+
+const ENTRY = 'index.html';
+
+/** The document of `html`, `markdown` or `files`; undefined when the capture is of a URL. */
+export async function documentOf(params: CaptureParams): Promise<CaptureDocument | undefined> {
+  if (params.html !== undefined) return served(new Map([[ENTRY, page(params.html)]]));
+  if (params.markdown !== undefined) return served(new Map([[ENTRY, page(await markdownPage(params.markdown, params.markdown_template))]]));
+  if (params.files === undefined) return undefined;
+  const assets = new Map<string, DocumentAsset>();
+  for (const file of params.files) {
+    const path = documentPath(file.name) as string;
+    const type = file.type ?? (mime.contentType(posix.basename(path)) || 'application/octet-stream');
+    assets.set(path, { body: Buffer.from(file.content, file.encoding ?? 'utf8'), type });
+  }
+  const markdown = assets.get('index.md');
+  if (!assets.has(ENTRY) && markdown) assets.set(ENTRY, page(await markdownPage(markdown.body.toString('utf8'), params.markdown_template)));
+  return served(assets);
+}
+
+function page(html: string): DocumentAsset {
+  return { body: Buffer.from(html, 'utf8'), type: 'text/html; charset=utf-8' };
+}
+
+function served(assets: Map<string, DocumentAsset>): CaptureDocument {
+  return { url: `${DOCUMENT_ORIGIN}/${ENTRY}`, assets };
+}
+
+/**
+ * The file a request of the document asks for: by its path, or, as Gotenberg's flat uploads
+ * are referenced, by its name alone when one file has it.
+ */
+export function assetFor(document: CaptureDocument, url: string): DocumentAsset | undefined {
+  const { pathname } = new URL(url);
+  let path: string | undefined;
+  try {
+    path = documentPath(decodeURIComponent(pathname)) ?? ENTRY;
+  } catch {
+    return undefined;
+  }
+  const exact = document.assets.get(path);
+  if (exact) return exact;
+  const name = posix.basename(path);
+  const named = [...document.assets].filter(([candidate]) => posix.basename(candidate) === name);
+  return named.length === 1 ? named[0]?.[1] : undefined;
+}
