@@ -1,16 +1,15 @@
-import type { CDPSession } from 'playwright-core';
 import type { CaptureContext, EncodedOutput } from '../../src/core/plugin-api.js';
 import { PDF_PAPER_INCHES } from '../../src/core/schema/capture-params.js';
-import { throwIfAborted } from '../../src/core/deadline.js';
+import { readCdpStream } from './read-cdp-stream.js';
+import { headerFooter } from './pdf-templates.js';
 import { inches, LARGEST_PAPER_INCHES } from '../../src/core/schema/pdf-params.js';
 import { wantsMetadata, withMetadata } from './pdf-metadata.js';
 import { captureErrors } from '../../src/core/errors/factories.js';
 import { CaptureError } from '../../src/core/errors/catalogue.js';
 
 /**
- * The page printed by Chromium (print media, as a browser's "Save as PDF" does). The document is
- * read back as a stream in chunks: one CDP message holding a large PDF in base64 would need
- * several times its size in memory at once.
+ * The page printed by Chromium (print media, as a browser's "Save as PDF" does), read back as a
+ * stream.
  */
 export async function printPdf(ctx: CaptureContext): Promise<EncodedOutput> {
   const { params, cdp } = ctx;
@@ -35,13 +34,14 @@ export async function printPdf(ctx: CaptureContext): Promise<EncodedOutput> {
       preferCSSPageSize: params.pdf_prefer_css_page_size,
       generateTaggedPDF: params.pdf_tagged || params.pdf_outline,
       generateDocumentOutline: params.pdf_outline,
+      ...(await headerFooter(ctx)),
       transferMode: 'ReturnAsStream',
     })
     .catch((error: unknown) => {
       throw printRefusal(error) ?? error;
     });
   if (stream === undefined) throw new Error('Chromium returned no PDF stream');
-  const printed = await readStream(cdp, stream, ctx.signal);
+  const printed = await readCdpStream(cdp, stream, ctx.signal);
   if (printed.length === 0) throw new Error('Chromium returned an empty PDF');
   const data = wantsMetadata(params) ? await withMetadata(printed, params) : printed;
   return { format: 'pdf', size: data.length, data };
@@ -73,18 +73,4 @@ function printRefusal(error: unknown): CaptureError | undefined {
     });
   }
   return undefined;
-}
-
-async function readStream(cdp: CDPSession, handle: string, signal: AbortSignal): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  try {
-    for (;;) {
-      throwIfAborted(signal);
-      const chunk = await cdp.send('IO.read', { handle, size: 1 << 20 });
-      chunks.push(Buffer.from(chunk.data, chunk.base64Encoded ? 'base64' : 'binary'));
-      if (chunk.eof) return Buffer.concat(chunks);
-    }
-  } finally {
-    await cdp.send('IO.close', { handle }).catch(() => undefined);
-  }
 }
