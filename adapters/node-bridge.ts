@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { CaptureHttp, CaptureOptions, HttpRequest, HttpResponse } from '../src/http/index.js';
+import { isMultipart, type CaptureHttp, type CaptureOptions, type HttpRequest, type HttpResponse } from '../src/http/index.js';
 
 /**
  * The one value every adapter takes. Earlier versions also took an engine; that is refused with the
@@ -20,7 +20,7 @@ export function requireCaptureHttp(http: CaptureHttp): CaptureHttp {
  */
 export async function toHttpRequest(
   req: IncomingMessage,
-  options: { bodyLimit: number; url?: string; parsedBody?: unknown },
+  options: { bodyLimit: number; uploadLimit: number; url?: string; parsedBody?: unknown },
 ): Promise<HttpRequest> {
   const request: HttpRequest = {
     method: req.method ?? 'GET',
@@ -29,6 +29,8 @@ export async function toHttpRequest(
     remoteAddress: req.socket.remoteAddress,
   };
   if (request.method !== 'POST') return request;
+  // Uploads stream to the service, which reads them within their own limits.
+  if (isMultipart(req.headers) && !req.readableEnded) return declaredLength(req) > options.uploadLimit ? { ...request, bodyTooLarge: true } : { ...request, stream: req };
   if (declaredLength(req) > options.bodyLimit) return { ...request, bodyTooLarge: true };
   // A framework's body parser may have read the body already; use what it made of it.
   if (req.readableEnded && isPlainObject(options.parsedBody)) return { ...request, body: options.parsedBody };
@@ -112,7 +114,7 @@ export async function handleNodeRequest(
   options: { url?: string; parsedBody?: unknown } = {},
 ): Promise<void> {
   const disconnect = abortOnDisconnect(res);
-  const request = await toHttpRequest(req, { bodyLimit: http.bodyLimit, ...options });
+  const request = await toHttpRequest(req, { bodyLimit: http.bodyLimit, uploadLimit: http.uploadLimit, ...options });
   const response = await http.handle(request, disconnect);
   await sendResponse(res, response);
 }

@@ -7,6 +7,7 @@ import type { CaptureEngineOptions } from '../capture-engine-options.js';
 import type { Redis } from 'ioredis';
 import { firstKnown, managedKeyStoreFromEnv } from './key-stores.js';
 import { jobsSetupFromEnv, type JobsSetup } from './jobs-setup.js';
+import { positiveIntegerEnv } from './options-from-env.js';
 
 /** What `serve` builds from its flags and the environment, and what it must close at the end. */
 export interface ServiceSetup {
@@ -49,7 +50,13 @@ export async function serviceSetup(
   };
   const maxLoad = env.CAPTURE_READY_MAX_LOAD;
   if (maxLoad !== undefined && !(Number(maxLoad) > 0)) throw new Error(`CAPTURE_READY_MAX_LOAD must be a positive number (load per core), not ${maxLoad}`);
-  const httpOptions: CaptureHttpOptions = { healthRoutes: true, readiness, log, ...(maxLoad === undefined ? {} : { pressure: { maxLoadPerCore: Number(maxLoad) } }) };
+  const httpOptions: CaptureHttpOptions = {
+    healthRoutes: true,
+    readiness,
+    log,
+    uploadLimits: { fileBytes: positiveIntegerEnv('CAPTURE_UPLOAD_FILE_BYTES', env), totalBytes: positiveIntegerEnv('CAPTURE_UPLOAD_TOTAL_BYTES', env), files: positiveIntegerEnv('CAPTURE_UPLOAD_FILES', env) },
+    ...(maxLoad === undefined ? {} : { pressure: { maxLoadPerCore: Number(maxLoad) } }),
+  };
   if (keys) {
     const managed = await managedKeyStoreFromEnv(env, connectRedis);
     if (managed) closers.push(() => managed.close());

@@ -24,6 +24,8 @@ import { captureStatus } from './async-capture-routes.js';
 export class CaptureHttp {
   readonly routes: RouteTable;
   readonly bodyLimit: number;
+  /** Largest `multipart/form-data` body in bytes. */
+  readonly uploadLimit: number;
   private readonly options: ResolvedHttpOptions;
   private openApi: string | undefined;
 
@@ -34,6 +36,7 @@ export class CaptureHttp {
     this.options = resolveHttpOptions(options, { storage: engine.storage, log: engine.options.log, timeoutMs: engine.options.timeoutMs });
     this.routes = this.options.routes;
     this.bodyLimit = this.options.bodyLimit;
+    this.uploadLimit = this.options.uploadLimits.totalBytes;
   }
 
   /** `GET /healthz`'s answer, for an app that serves health under its own routes. */
@@ -57,7 +60,7 @@ export class CaptureHttp {
     const target = new URL(request.url, 'http://localhost');
     const { response, ...learnt } = await this.route(request, target, options);
     // The unread rest of an oversized body would be taken for the next request on this connection.
-    if (request.bodyTooLarge) response.headers.Connection = 'close';
+    if (request.bodyTooLarge || (request.stream && !request.stream.readableEnded)) response.headers.Connection = 'close';
     const seconds = (performance.now() - started) / 1000;
     const { captureId, keyId, cache } = learnt;
     this.options.log.info({ method: request.method, path: target.pathname, status: response.status, ms: Math.round(seconds * 1000), code: response.code, captureId, keyId, cache }, 'request');

@@ -11,7 +11,8 @@ import type { HttpRequest } from './http-types.js';
 import type { ResolvedHttpOptions } from './http-options.js';
 import type { RouteAnswer } from './http-observer.js';
 import { setQuotaHeaders, setRateHeaders } from './limit-headers.js';
-import { readBodyParams, type ParamBag } from './request-body.js';
+import { isMultipart, readBodyParams, type ParamBag } from './request-body.js';
+import { readMultipartParams } from './multipart-body.js';
 import { captureResponse, errorResponse } from './responses.js';
 import { asyncCapturesFor, enqueueCapture } from './async-capture-routes.js';
 import { answerFromCache } from './cache/cached-capture.js';
@@ -28,7 +29,8 @@ export async function handleCapture(
   let bodyError: CaptureError | undefined;
   if (request.method.toUpperCase() === 'POST') {
     try {
-      params = Object.assign(Object.create(null) as ParamBag, query, readBodyParams(request, options.bodyLimit));
+      const body = isMultipart(request.headers) ? await readMultipartParams(request, options.uploadLimits) : readBodyParams(request, options.bodyLimit);
+      params = Object.assign(Object.create(null) as ParamBag, query, body);
     } catch (error) {
       bodyError = toCaptureError(error);
     }

@@ -49,7 +49,7 @@ export function payloadTooLarge(limit: number): CaptureError {
 }
 
 export function unsupportedMediaType(contentType: string): CaptureError {
-  return new CaptureError('UNSUPPORTED_MEDIA_TYPE', `POST bodies must be application/json or application/x-www-form-urlencoded${contentType ? `, not ${contentType}` : ''}`);
+  return new CaptureError('UNSUPPORTED_MEDIA_TYPE', `POST bodies must be application/json, application/x-www-form-urlencoded or multipart/form-data${contentType ? `, not ${contentType}` : ''}`);
 }
 
 function retryAfter(resetMs: number): string {

@@ -13,6 +13,7 @@ import type { AsyncCaptures } from './async-captures-port.js';
 import { memoryCacheIndex, type CacheIndex } from './cache/cache-index.js';
 import { ResultCache } from './cache/result-cache.js';
 import { parsedParamsMemo } from './parsed-params-memo.js';
+import { UPLOAD_DEFAULTS, type UploadLimits } from './multipart-body.js';
 
 /** The result cache of `cache=true` requests and render links. */
 export interface ResultCacheOptions {
@@ -26,8 +27,10 @@ export interface ResultCacheOptions {
 export interface CaptureHttpOptions {
   /** Path under which the interface lives (`{basePath}/v1/capture`, `{basePath}/files/...`). @default '/api' */
   basePath?: string;
-  /** Largest POST body in bytes. @default 65536 */
+  /** Largest POST body in bytes (JSON and forms; uploads have `uploadLimits`). @default 65536 */
   bodyLimit?: number;
+  /** Limits of `multipart/form-data` uploads (documents and their assets). @default { fileBytes: 10 MiB, totalBytes: 50 MiB, files: 100 } */
+  uploadLimits?: Partial<UploadLimits>;
   /** Keys accepted by the in-memory key store. @example [{ key: 'ce_live_...', tier: 'PRO' }] */
   apiKeys?: { key: string; tier: TierName }[];
   /** Key store; replaces the in-memory one. */
@@ -69,6 +72,7 @@ export const HTTP_DEFAULTS = Object.freeze({ bodyLimit: 64 * 1024, minFreeMemory
 export interface ResolvedHttpOptions {
   routes: RouteTable;
   bodyLimit: number;
+  uploadLimits: UploadLimits;
   keyStore: KeyStore;
   policy: Policy;
   storage: CaptureStorage | undefined;
@@ -94,6 +98,11 @@ export function resolveHttpOptions(options: CaptureHttpOptions, engine: { storag
   return {
     routes: routeTable(options.basePath ?? DEFAULT_BASE_PATH, options.healthRoutes ?? false),
     bodyLimit: positive(options.bodyLimit ?? HTTP_DEFAULTS.bodyLimit, 'bodyLimit'),
+    uploadLimits: {
+      fileBytes: positive(options.uploadLimits?.fileBytes ?? UPLOAD_DEFAULTS.fileBytes, 'uploadLimits.fileBytes'),
+      totalBytes: positive(options.uploadLimits?.totalBytes ?? UPLOAD_DEFAULTS.totalBytes, 'uploadLimits.totalBytes'),
+      files: positive(options.uploadLimits?.files ?? UPLOAD_DEFAULTS.files, 'uploadLimits.files'),
+    },
     keyStore: options.keyStore ?? createMemoryKeyStore(options.apiKeys),
     policy,
     storage,

@@ -9,6 +9,8 @@ export interface HttpRequest {
   headers: Readonly<Record<string, string | string[] | undefined>>;
   /** Raw body bytes, or an object a framework's body parser already produced. */
   body?: Uint8Array | Record<string, unknown>;
+  /** A `multipart/form-data` body, unread: the service reads it within its upload limits. */
+  stream?: Readable;
   /** Set when the body exceeded the limit and was not read. */
   bodyTooLarge?: boolean;
   /** The client's address, for limits on requests without a valid key. */

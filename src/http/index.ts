@@ -6,6 +6,8 @@ export { redisCacheIndex, type RedisCacheClient } from './cache/redis-cache-inde
 export { routeTable, DEFAULT_BASE_PATH, type RouteTable } from './routes.js';
 export { buildOpenApiDocument } from './openapi.js';
 export type { HttpRequest, HttpResponse } from './http-types.js';
+export { isMultipart } from './request-body.js';
+export { UPLOAD_DEFAULTS, type UploadLimits } from './multipart-body.js';
 export type { AnsweredRequest, HttpObserver, ReadinessCheck } from './http-observer.js';
 export type { CaptureOptions } from '../core/engine.js';
 export type { AsyncCaptures, AsyncCaptureRequest, CaptureJobState, CaptureJobStatus } from './async-captures-port.js';

@@ -17,10 +17,11 @@ export function buildOpenApiDocument(routes: RouteTable): Record<string, unknown
   const paramsSchema = captureParamsJsonSchema();
   const properties = paramsSchema.properties as Record<string, Record<string, unknown>>;
   const queryParameters = [
-    ...Object.entries(properties).map(([name, schema]) => ({
+    // Uploaded files come in a body only.
+    ...Object.entries(properties).filter(([name]) => name !== 'files').map(([name, schema]) => ({
       name,
       in: 'query',
-      required: name === 'url',
+      required: false,
       description: schema.description,
       schema: withoutDescription(schema),
     })),
@@ -94,6 +95,14 @@ export function buildOpenApiDocument(routes: RouteTable): Record<string, unknown
             content: {
               'application/json': { schema: { $ref: '#/components/schemas/CaptureParams' } },
               'application/x-www-form-urlencoded': { schema: { $ref: '#/components/schemas/CaptureParams' } },
+              'multipart/form-data': {
+                schema: {
+                  type: 'object',
+                  description: 'A document and its assets as files (an index.html or index.md and what it references by relative paths, each file named by its path), and any capture parameter as a field.',
+                  properties: { files: { type: 'array', items: { type: 'string', contentMediaType: 'application/octet-stream' } } },
+                  additionalProperties: true,
+                },
+              },
             },
           },
           responses: captureResponses,

@@ -20,6 +20,11 @@ export function fromSearchParams(search: URLSearchParams): ParamBag {
   return bag;
 }
 
+/** Whether a request's body is an upload, read by `readMultipartParams` within the upload limits. */
+export function isMultipart(headers: HttpRequest['headers']): boolean {
+  return mediaType(headers['content-type']) === 'multipart/form-data';
+}
+
 /** Reads a POST body: JSON object or form; anything else is 415, a body over the limit 413. */
 export function readBodyParams(request: HttpRequest, limit: number): ParamBag {
   if (request.bodyTooLarge) throw payloadTooLarge(limit);
@@ -33,7 +38,7 @@ export function readBodyParams(request: HttpRequest, limit: number): ParamBag {
 }
 
 /** The media type of a Content-Type header, lower case; '' when absent, the raw value when malformed. */
-function mediaType(header: string | string[] | undefined): string {
+export function mediaType(header: string | string[] | undefined): string {
   const value = Array.isArray(header) ? header[0] : header;
   if (value === undefined || value === '') return '';
   try {

@@ -88,8 +88,11 @@ export function parseCaptureParams(raw: Readonly<Record<string, unknown>>): Capt
   }
 
   const inputs = INPUT_PARAMS.filter((name) => given.has(name) && given.get(name) !== '');
-  if (inputs.length === 0) throw invalid('url', 'missing (give one of url, html, markdown or files)');
-  if (inputs.length > 1) throw invalid(inputs[1] as keyof CaptureParams, `give one of url, html, markdown or files, not both ${inputs[0]} and ${inputs[1]}`);
+  if (inputs.length !== 1) {
+    const name = inputs[1] ?? 'url';
+    const problem = inputs.length === 0 ? 'missing' : `give one of url, html, markdown or files, not both ${inputs[0]} and ${name}`;
+    throw captureErrors.invalidParameter(name, `Invalid parameter '${name}': ${problem}`, 'exactly one of url, html, markdown or files');
+  }
   applyImpliedDefaults(given);
   checkCombinations(given, invalid);
 
