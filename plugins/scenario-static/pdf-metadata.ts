@@ -16,6 +16,7 @@ export async function withMetadata(data: Buffer, params: CaptureParams): Promise
   if (params.pdf_title !== undefined) document.setTitle(params.pdf_title);
   if (params.pdf_author !== undefined) document.setAuthor(params.pdf_author);
   if (params.pdf_subject !== undefined) document.setSubject(params.pdf_subject);
-  if (params.pdf_keywords !== undefined) document.setKeywords(params.pdf_keywords.split(',').map((keyword) => keyword.trim()).filter(Boolean));
+  // As given: pdf-lib would join a list with spaces, and readers show the field as one string.
+  if (params.pdf_keywords !== undefined) document.setKeywords([params.pdf_keywords]);
   return Buffer.from(await document.save({ useObjectStreams: false }));
 }

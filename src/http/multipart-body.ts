@@ -65,6 +65,8 @@ export function readMultipartParams(request: HttpRequest, limits: UploadLimits):
       const chunks: Buffer[] = [];
       file.on('data', (chunk: Buffer) => chunks.push(chunk));
       file.on('limit', () => refuse(tooLarge(`File '${name}'`, limits.fileBytes)));
+      // A body that ends inside a file fails the file as well as the parser: the parser's error answers.
+      file.on('error', () => undefined);
       file.on('end', () => {
         // A type from the name is more reliable than what clients send (often application/octet-stream).
         if (refusal === undefined) files.push({ name, content: Buffer.concat(chunks), ...(mime.lookup(name) ? {} : { type: info.mimeType }) });

@@ -28,8 +28,6 @@ export const LAZY_IMAGES = 24;
 
 const routes: Record<string, Handler> = {
   '/print-media': (_req, res) => html(res, '<style>body{background:#ff0000;height:100vh}@media print{body{background:#0000ff}}</style><body></body>'),
-  '/headings': (_req, res) =>
-    html(res, '<title>Report</title><body><h1>Introduction</h1><p>Why.</p><h2>Scope</h2><p>What.</p><h1>Results</h1><p>How much.</p></body>'),
   '/solid': (_req, res, q) => html(res, `<body style="background:${q.get('color') ?? '#ff0000'};height:100vh"></body>`),
   '/bands': (_req, res, q) => {
     const count = Number(q.get('count') ?? BAND_COLOURS.length);

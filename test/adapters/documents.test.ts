@@ -1,0 +1,348 @@
+import { execFileSync } from 'node:child_process';
+import { request } from 'node:http';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { PDFDict, PDFDocument, PDFName, PDFString, PDFHexString } from '@cantoo/pdf-lib';
+import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { isBuilt, killLeftoverBuiltProcesses, startBuiltService, type BuiltService } from '../helpers/built-service.js';
+import { decode, MAGIC, near, type DecodedImage } from '../helpers/pixels.js';
+
+// A test that fails before stopping its services leaves them running: kill what is left.
+afterAll(killLeftoverBuiltProcesses);
+
+const KEY = 'ce_test_documents_0123456789abcdef';
+const MONO_FONT = '/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf';
+const FILE_LIMIT = 1024 * 1024;
+const TOTAL_LIMIT = 2 * 1024 * 1024;
+const FILE_COUNT_LIMIT = 5;
+
+let fixtures: FixtureServer;
+/** Requests the fixture server saw on the paths a document must never reach. */
+const loopbackHits: string[] = [];
+let service: BuiltService;
+let dir: string;
+
+beforeAll(async () => {
+  if (!isBuilt()) return;
+  fixtures = await startFixtureServer({
+    '/secret.png': (req, res) => {
+      loopbackHits.push(req.url ?? '');
+      res.writeHead(200, { 'Content-Type': 'image/png' }).end(readFileSync(MONO_FONT).subarray(0, 10));
+    },
+    '/secret.css': (req, res) => {
+      loopbackHits.push(req.url ?? '');
+      res.writeHead(200, { 'Content-Type': 'text/css' }).end('body{background:#ff0000}');
+    },
+  });
+  dir = mkdtempSync(path.join(inject('testTempRoot'), 'documents-'));
+  // Private networks are not allowed: what the documents reference on loopback must be refused.
+  service = await startBuiltService(
+    'node',
+    {
+      CAPTURE_API_KEYS: `${KEY}:PRO`,
+      CAPTURE_LOG_LEVEL: 'warn',
+      CAPTURE_UPLOAD_FILE_BYTES: String(FILE_LIMIT),
+      CAPTURE_UPLOAD_TOTAL_BYTES: String(TOTAL_LIMIT),
+      CAPTURE_UPLOAD_FILES: String(FILE_COUNT_LIMIT),
+    },
+    ['--storage-dir', path.join(dir, 'files')],
+  );
+});
+afterAll(async () => {
+  await service?.stop();
+  await fixtures?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const captureUrl = (): string => `${service.origin}/api/v1/capture`;
+
+async function postJson(body: Record<string, unknown>): Promise<Response> {
+  return fetch(captureUrl(), { method: 'POST', headers: { 'X-API-Key': KEY, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+}
+
+async function postForm(form: FormData): Promise<Response> {
+  return fetch(captureUrl(), { method: 'POST', headers: { 'X-API-Key': KEY }, body: form });
+}
+
+async function bytesOf(response: Response): Promise<Buffer> {
+  const body = Buffer.from(await response.arrayBuffer());
+  if (response.status !== 200) throw new Error(`${response.status}: ${body.toString('utf8')}`);
+  return body;
+}
+
+/** Sends only the head of a multipart upload declaring `length` bytes, and reads the answer. */
+function declaredUpload(length: number): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(service.origin);
+  return new Promise((resolve, reject) => {
+    const req = request({ hostname, port, path: '/api/v1/capture', method: 'POST', headers: { 'X-API-Key': KEY, 'Content-Type': 'multipart/form-data; boundary=x', 'Content-Length': String(length) } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.flushHeaders();
+  });
+}
+
+/** A solid PNG of one colour. */
+function solidPng(colour: string, size = 4): Promise<Buffer> {
+  return sharp({ create: { width: size, height: size, channels: 3, background: colour } }).png().toBuffer();
+}
+
+function upload(name: string, content: Buffer | string, type = 'application/octet-stream'): [string, Blob, string] {
+  return ['files', new Blob([typeof content === 'string' ? content : new Uint8Array(content)], { type }), name];
+}
+
+/** The longest run of pixels near `colour` going down (vertical) or across from any pixel. */
+function longestRun(image: DecodedImage, colour: string, direction: 'down' | 'across'): number {
+  let best = 0;
+  const [outer, inner] = direction === 'down' ? [image.width, image.height] : [image.height, image.width];
+  for (let a = 0; a < outer; a++) {
+    let run = 0;
+    for (let b = 0; b < inner; b++) {
+      const [x, y] = direction === 'down' ? [a, b] : [b, a];
+      run = near(image.at(x, y), colour, 6) ? run + 1 : 0;
+      best = Math.max(best, run);
+    }
+  }
+  return best;
+}
+
+function countNear(image: DecodedImage, colour: string, tolerance: number): number {
+  let count = 0;
+  for (let y = 0; y < image.height; y++) for (let x = 0; x < image.width; x++) if (near(image.at(x, y), colour, tolerance)) count++;
+  return count;
+}
+
+/** Writes a PDF and runs one of poppler's tools on it. */
+function poppler(tool: 'pdfinfo' | 'pdftotext' | 'pdfimages', pdf: Buffer, ...args: string[]): string {
+  const file = path.join(dir, `${Math.random().toString(36).slice(2)}.pdf`);
+  writeFileSync(file, pdf);
+  try {
+    return execFileSync(tool, [...args, file, ...(tool === 'pdftotext' ? ['-'] : [])], { encoding: 'utf8' });
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
+function pdfInfo(pdf: Buffer): Record<string, string> {
+  return Object.fromEntries(
+    poppler('pdfinfo', pdf)
+      .split('\n')
+      .map((line) => /^([^:]+):\s*(.*)$/.exec(line))
+      .filter((match): match is RegExpExecArray => match !== null)
+      .map((match) => [match[1] as string, match[2] as string]),
+  );
+}
+
+/** `Page size` of pdfinfo in whole points: [width, height]. */
+function pageSize(pdf: Buffer): [number, number] {
+  const match = /([\d.]+) x ([\d.]+) pts/.exec(pdfInfo(pdf)['Page size'] ?? '');
+  if (!match) throw new Error('no page size');
+  return [Math.round(Number(match[1])), Math.round(Number(match[2]))];
+}
+
+const pages = (pdf: Buffer): number => Number(pdfInfo(pdf).Pages);
+const pageText = (pdf: Buffer, page: number): string => poppler('pdftotext', pdf, '-f', String(page), '-l', String(page), '-layout');
+
+/** A document of `count` pages, one section each. */
+const sections = (count: number, extra = ''): string =>
+  `<!doctype html><html><head><title>Sections</title><style>body{margin:0;font:20px sans-serif} section{break-after:page}${extra}</style></head><body>${Array.from(
+    { length: count },
+    (_, i) => `<section><h1>Section ${i + 1}</h1></section>`,
+  ).join('')}</body></html>`;
+
+/** The first word's box as pdftotext -bbox gives it, in points. */
+function firstWordBox(pdf: Buffer): { xMin: number; yMin: number } {
+  const match = /<word xMin="([\d.]+)" yMin="([\d.]+)"/.exec(poppler('pdftotext', pdf, '-bbox', '-f', '1', '-l', '1'));
+  if (!match) throw new Error('no word');
+  return { xMin: Number(match[1]), yMin: Number(match[2]) };
+}
+
+/** Titles of the PDF's outline (bookmarks), depth first. */
+async function outlineTitles(pdf: Buffer): Promise<string[]> {
+  const document = await PDFDocument.load(pdf, { updateMetadata: false });
+  const titles: string[] = [];
+  const walk = (item: PDFDict | undefined): void => {
+    for (let node = item; node; node = node.lookupMaybe(PDFName.of('Next'), PDFDict)) {
+      const title = node.lookupMaybe(PDFName.of('Title'), PDFString, PDFHexString);
+      if (title) titles.push(title.decodeText());
+      walk(node.lookupMaybe(PDFName.of('First'), PDFDict));
+    }
+  };
+  const outlines = document.catalog.lookupMaybe(PDFName.of('Outlines'), PDFDict);
+  walk(outlines?.lookupMaybe(PDFName.of('First'), PDFDict));
+  return titles;
+}
+
+describe.skipIf(!isBuilt())('documents in, images and PDFs out (npm start)', () => {
+  it('takes HTML in a JSON body and in a form body', async () => {
+    const fromJson = await bytesOf(await postJson({ html: '<body style="margin:0;background:#1a2b3c"></body>', viewport_width: 300, viewport_height: 200 }));
+    expect(fromJson.subarray(0, 8)).toEqual(MAGIC.png);
+    const json = await decode(fromJson);
+    expect([json.width, json.height]).toEqual([300, 200]);
+    expect(near(json.at(150, 100), '#1a2b3c')).toBe(true);
+
+    const form = new URLSearchParams({ html: '<body style="margin:0;background:#3c2b1a"></body>', format: 'jpg', viewport_width: '320', viewport_height: '240' });
+    const fromForm = await bytesOf(await fetch(captureUrl(), { method: 'POST', headers: { 'X-API-Key': KEY }, body: form }));
+    expect(fromForm.subarray(0, 3)).toEqual(MAGIC.jpg);
+    expect(near((await decode(fromForm)).at(160, 120), '#3c2b1a')).toBe(true);
+  });
+
+  it('takes an uploaded index.html with an image, a stylesheet and a web font by relative paths', async () => {
+    const index = `<!doctype html><html><head><link rel="stylesheet" href="css/style.css"></head><body>
+      <img src="images/logo.png" style="position:absolute;left:0;top:0;width:100px;height:100px">
+      <span id="wide" style="position:absolute;left:0;top:150px;font:40px Uploaded,serif;line-height:50px;background:#ff00ff;color:#ff00ff">iiiiiiiiiiiiiiiiiiii</span></body></html>`;
+    const css = "@font-face{font-family:Uploaded;src:url('../fonts/mono.ttf') format('truetype')} body{margin:0;background:#00aa00}";
+    const form = new FormData();
+    form.append(...upload('index.html', index, 'text/html'));
+    form.append(...upload('css/style.css', css));
+    form.append(...upload('images/logo.png', await solidPng('#0000ff')));
+    form.append(...upload('fonts/mono.ttf', readFileSync(MONO_FONT)));
+    form.append('viewport_width', '800');
+    form.append('viewport_height', '300');
+    const image = await decode(await bytesOf(await postForm(form)));
+    expect(near(image.at(50, 50), '#0000ff')).toBe(true); // the image
+    expect(near(image.at(400, 20), '#00aa00')).toBe(true); // the stylesheet
+    // 20 monospace i's at 40px are 480px wide; in the serif fallback, about 220px.
+    expect(near(image.at(400, 175), '#ff00ff')).toBe(true); // the font
+    expect(near(image.at(520, 175), '#00aa00')).toBe(true);
+  });
+
+  it('renders Markdown: a table with borders and highlighted code; a template replaces the page', async () => {
+    const markdown = ['# Report', '', '| Item | Price |', '|------|------:|', '| Tea | 3 |', '| Cake | 4 |', '', '```js', 'const total = function () { return 7; };', '```', '', '- [x] paid'].join('\n');
+    const image = await decode(await bytesOf(await postJson({ markdown, viewport_width: 900, viewport_height: 600 })));
+    // Cell borders (#d1d9e0): vertical runs only the table draws (heading rules are horizontal).
+    expect(longestRun(image, '#d1d9e0', 'down')).toBeGreaterThanOrEqual(30);
+    // highlight.js's GitHub theme: keywords in #d73a49.
+    expect(countNear(image, '#d73a49', 40)).toBeGreaterThan(20);
+
+    const template = '<html><body style="margin:0;background:#123456;color:#ffffff">{{ content }}</body></html>';
+    const templated = await decode(await bytesOf(await postJson({ markdown: '# Hi', markdown_template: template, viewport_width: 300, viewport_height: 200 })));
+    expect(near(templated.at(290, 190), '#123456')).toBe(true);
+
+    const pdf = await bytesOf(await postJson({ markdown, format: 'pdf' }));
+    const text = pageText(pdf, 1);
+    expect(text).toMatch(/Tea\s+3/);
+    expect(text).toContain('const total = function () { return 7; };');
+    expect(pdfInfo(pdf).Title).toBe('Report');
+  });
+
+  it('never lets a document reach loopback: its image, stylesheet and header image are left out', async () => {
+    const secret = fixtures.url('/secret.png');
+    const html = `<body style="margin:0;background:#00ff00"><img src="${secret}"><link rel="stylesheet" href="${fixtures.url('/secret.css')}"><iframe src="${fixtures.url('/secret.css')}"></iframe></body>`;
+    const image = await decode(await bytesOf(await postJson({ html, viewport_width: 300, viewport_height: 200 })));
+    expect(near(image.at(250, 150), '#00ff00')).toBe(true);
+    const pdf = await bytesOf(await postJson({ html, format: 'pdf', pdf_header_html: `<img src="${secret}">`, pdf_margin_top: '1in' }));
+    expect(pages(pdf)).toBe(1);
+    expect(loopbackHits).toEqual([]);
+  });
+
+  it('refuses uploads over the limits with 413 and keeps serving', async () => {
+    const oneFile = new FormData();
+    oneFile.append(...upload('index.html', '<p>x</p>'));
+    oneFile.append(...upload('big.bin', Buffer.alloc(FILE_LIMIT + 1)));
+    const tooBig = await postForm(oneFile);
+    expect(tooBig.status).toBe(413);
+    expect(await tooBig.json()).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', limit: FILE_LIMIT });
+
+    // A body declared over the limit is answered before it is sent (test/http/multipart-body.test.ts reads one that grows past it).
+    const tooMuch = await declaredUpload(TOTAL_LIMIT + 1);
+    expect(tooMuch.status).toBe(413);
+    expect(JSON.parse(tooMuch.body)).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', limit: TOTAL_LIMIT });
+
+    const many = new FormData();
+    many.append(...upload('index.html', '<p>x</p>'));
+    for (let i = 0; i < FILE_COUNT_LIMIT; i++) many.append(...upload(`${i}.css`, 'p{}'));
+    const tooMany = await postForm(many);
+    expect(tooMany.status).toBe(413);
+    expect(await tooMany.json()).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', limit: FILE_COUNT_LIMIT });
+
+    const noIndex = new FormData();
+    noIndex.append(...upload('style.css', 'p{}'));
+    const refused = await postForm(noIndex);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ code: 'INVALID_PARAMETER', param: 'files' });
+
+    const both = await postJson({ html: '<p>x</p>', url: 'https://example.com' });
+    expect(both.status).toBe(400);
+    expect(await both.json()).toMatchObject({ code: 'INVALID_PARAMETER', param: 'html' });
+    expect((await postJson({ html: '<body style="background:#000"></body>', viewport_width: 200, viewport_height: 200 })).status).toBe(200);
+  });
+
+  it('prints paper, custom and landscape sizes, scale, page ranges and a single page', async () => {
+    expect(pageSize(await bytesOf(await postJson({ html: sections(1), format: 'pdf' })))).toEqual([596, 842]); // A4
+    expect(pageSize(await bytesOf(await postJson({ html: sections(1), format: 'pdf', pdf_paper: 'Letter', pdf_landscape: true })))).toEqual([792, 612]);
+    // 100 mm is 283.46 pt; Chromium lays paper out in whole CSS pixels.
+    const [customWidth, customHeight] = pageSize(await bytesOf(await postJson({ html: sections(1), format: 'pdf', pdf_width: '100mm', pdf_height: '6in' })));
+    expect(Math.abs(customWidth - 283.5)).toBeLessThanOrEqual(1);
+    expect(customHeight).toBe(432);
+
+    const long = `<body style="font:24px/40px sans-serif">${Array.from({ length: 80 }, (_, i) => `<div>Line ${i + 1}</div>`).join('')}</body>`;
+    const full = pages(await bytesOf(await postJson({ html: long, format: 'pdf' })));
+    const half = pages(await bytesOf(await postJson({ html: long, format: 'pdf', pdf_scale: 0.5 })));
+    expect(full).toBeGreaterThanOrEqual(3);
+    expect(half).toBeLessThanOrEqual(Math.ceil(full / 2));
+
+    const ranged = await bytesOf(await postJson({ html: sections(5), format: 'pdf', pdf_page_ranges: '2-3, 5' }));
+    expect(pages(ranged)).toBe(3);
+    expect([1, 2, 3].map((page) => /Section (\d)/.exec(pageText(ranged, page))?.[1])).toEqual(['2', '3', '5']);
+    const outOfRange = await postJson({ html: sections(2), format: 'pdf', pdf_page_ranges: '7' });
+    expect(outOfRange.status).toBe(400);
+    expect(await outOfRange.json()).toMatchObject({ code: 'INVALID_PARAMETER', param: 'pdf_page_ranges' });
+
+    const single = await bytesOf(await postJson({ html: long, format: 'pdf', pdf_single_page: true }));
+    expect(pages(single)).toBe(1);
+    expect(pageSize(single)[1]).toBeGreaterThan(80 * 30);
+    expect(pageText(single, 1)).toContain('Line 80');
+  });
+
+  it('prints header and footer templates with page numbers and an inlined image on every page', async () => {
+    const form = new FormData();
+    form.append(...upload('index.html', sections(3)));
+    form.append(...upload('logo.png', await solidPng('#ff0000', 8)));
+    form.append('format', 'pdf');
+    form.append('pdf_margin_top', '1in');
+    form.append('pdf_margin_bottom', '1in');
+    form.append('pdf_header_html', '<div style="font-size:12px;width:100%;text-align:center"><img src="logo.png" style="width:16px;height:16px"> Acme <span class="title"></span></div>');
+    form.append('pdf_footer_html', '<div style="font-size:12px;width:100%;text-align:center">Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>');
+    const pdf = await bytesOf(await postForm(form));
+    expect(pages(pdf)).toBe(3);
+    for (const page of [1, 2, 3]) {
+      const text = pageText(pdf, page);
+      expect(text).toContain('Acme Sections');
+      expect(text).toContain(`Page ${page} of 3`);
+      expect(text).toContain(`Section ${page}`);
+    }
+    const images = poppler('pdfimages', pdf, '-list').trim().split('\n').slice(2);
+    expect(images.map((line) => Number(line.trim().split(/\s+/)[0]))).toEqual([1, 2, 3]);
+  });
+
+  it('sets margins, outline, metadata and tags', async () => {
+    const narrow = firstWordBox(await bytesOf(await postJson({ html: sections(1), format: 'pdf', pdf_margin_left: '0.5in', pdf_margin_top: '0.5in' })));
+    const wide = firstWordBox(await bytesOf(await postJson({ html: sections(1), format: 'pdf', pdf_margin_left: '2in', pdf_margin_top: '5cm' })));
+    expect(narrow.xMin).toBeGreaterThanOrEqual(35.9);
+    expect(narrow.xMin).toBeLessThan(40);
+    expect(wide.xMin).toBeGreaterThanOrEqual(143.9);
+    expect(wide.xMin).toBeLessThan(148);
+    // 5 cm is 141.7 pt, laid out in whole CSS pixels (0.75 pt each).
+    expect(Math.abs(wide.yMin - narrow.yMin - (141.7 - 36))).toBeLessThanOrEqual(1);
+
+    const html = '<html><head><title>Page title</title></head><body><h1>Intro</h1><p>a</p><h2>Details</h2><p>b</p><h1>End</h1></body></html>';
+    const pdf = await bytesOf(
+      await postJson({ html, format: 'pdf', pdf_outline: true, pdf_title: 'Annual report', pdf_author: 'Ada Lovelace', pdf_subject: 'Numbers', pdf_keywords: 'report, 2026' }),
+    );
+    const info = pdfInfo(pdf);
+    expect(info).toMatchObject({ Title: 'Annual report', Author: 'Ada Lovelace', Subject: 'Numbers', Keywords: 'report, 2026', Tagged: 'yes' });
+    expect(await outlineTitles(pdf)).toEqual(['Intro', 'Details', 'End']);
+    expect(pdfInfo(await bytesOf(await postJson({ html, format: 'pdf', pdf_tagged: true }))).Tagged).toBe('yes');
+    expect(pdfInfo(await bytesOf(await postJson({ html, format: 'pdf' }))).Tagged).toBe('no');
+
+    const mismatched = await postJson({ html, format: 'png', pdf_title: 'x' });
+    expect(mismatched.status).toBe(400);
+    expect(await mismatched.json()).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', params: ['pdf_title', 'format'] });
+  });
+});
