@@ -45,7 +45,8 @@ export function staticScenario(options: StaticScenarioOptions = {}): CapturePlug
         when: (params) => params.scenario === 'static' && (params.full_page || params.format === 'pdf'),
         run: async (ctx) => {
           const budget = ctx.budget(options.lazyContentBudgetMs ?? ctx.remaining());
-          await bestEffort((signal) => revealLazyContent(ctx.page, budget, maxHeightFor(ctx.params), signal), budget + 500, ctx.signal);
+          // A document is what was sent, not a feed that loads more as it is scrolled.
+          await bestEffort((signal) => revealLazyContent(ctx.page, budget, maxHeightFor(ctx.params), signal, !ctx.document), budget + 500, ctx.signal);
         },
       },
       {

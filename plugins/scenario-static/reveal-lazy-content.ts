@@ -17,9 +17,10 @@ const BOTTOM_QUIET_MS = 300;
  * screenshot), native lazy media become eager, then the page is scrolled down a viewport at a time.
  * After each step the network gets a moment to go quiet; at the bottom it gets the rest of the
  * budget, and if the page grew (infinite lists, "load more on scroll") scrolling goes on, up to
- * `maxHeight`. Then back to the top, and images still loading get what is left.
+ * `maxHeight`. Then back to the top, and images still loading get what is left. Without `scroll`
+ * (each step costs a frame), only the first and the last of these.
  */
-export async function revealLazyContent(page: Page, budgetMs: number, maxHeight: number, signal: AbortSignal): Promise<void> {
+export async function revealLazyContent(page: Page, budgetMs: number, maxHeight: number, signal: AbortSignal, scroll = true): Promise<void> {
   const endsAt = Date.now() + budgetMs;
   const left = (): number => Math.max(0, endsAt - Date.now());
   const tracker = trackInflight(page);
@@ -27,7 +28,7 @@ export async function revealLazyContent(page: Page, budgetMs: number, maxHeight:
     const viewportHeight = await page.evaluate(prepareForFullPage);
     const step = Math.max(200, Math.floor(viewportHeight * 0.9));
     let y = 0;
-    while (left() > 0 && !signal.aborted) {
+    while (scroll && left() > 0 && !signal.aborted) {
       const height = Math.min(await pageHeight(page), maxHeight);
       if (y + viewportHeight < height) {
         y += step;
@@ -40,7 +41,7 @@ export async function revealLazyContent(page: Page, budgetMs: number, maxHeight:
       await quiet(tracker, BOTTOM_QUIET_MS, left(), signal);
       if ((await pageHeight(page)) <= height || height >= maxHeight) break;
     }
-    await page.evaluate(scrollToAndPaint, 0);
+    if (scroll) await page.evaluate(scrollToAndPaint, 0);
     await page.evaluate(imagesLoaded, left());
   } finally {
     tracker.detach();

@@ -9,7 +9,7 @@ export const README_TABLES = {
   parameters: (): string => {
     const rows = PARAM_NAMES.map((name) => {
       const schema = CaptureParamsSchema.properties[name] as { default?: unknown; description?: string };
-      const fallback = name === 'url' ? 'required' : schema.default === undefined || schema.default === '' ? 'none' : String(schema.default);
+      const fallback = name === 'url' ? 'none (one of url, html, markdown, files is required)' : schema.default === undefined || schema.default === '' ? 'none' : String(schema.default);
       return `| \`${name}\` | ${allowedFor(name)} | ${fallback} | ${schema.description ?? ''} |`;
     });
     return ['| name | allowed | default | meaning |', '|---|---|---|---|', ...rows, '| `api_key` | string | none | the API key (alternative to the `X-API-Key` header) |'].join('\n');

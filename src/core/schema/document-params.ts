@@ -31,7 +31,7 @@ export const DOCUMENT_PROPERTIES = {
         minItems: 1,
         maxItems: 10_000,
         description:
-          'Files to capture instead of a url: an `index.html` (or `index.md`) and the assets it references by relative paths. Multipart uploads become this; in JSON, an array of {name, content, encoding?: utf8|base64, type?}.',
+          'Files to capture instead of a url: an `index.html` (or `index.md`) and the assets it references by relative paths. Multipart uploads become this; in JSON, an array of {name, content, encoding?: utf8 or base64, type?}.',
       },
     ),
   ),
@@ -43,7 +43,7 @@ export type DocumentFileParam = { name: string; content: string; encoding?: 'utf
 export const INPUT_PARAMS = ['url', 'html', 'markdown', 'files'] as const;
 
 export const DOCUMENT_ALLOWED_TEXT = {
-  files: 'an array of {name, content, encoding?: utf8|base64, type?} with an index.html or index.md',
+  files: 'an array of {name, content, encoding?: utf8 or base64, type?} with an index.html or index.md',
 };
 
 /** Library callers may pass file contents as bytes; they travel (jobs, cache keys) as base64. */

@@ -56,6 +56,21 @@ describe.each(ADAPTERS)('HTTP contract on %s: answers', (adapter) => {
     expect(image.width).toBe(200);
   });
 
+  it('POST multipart: an uploaded document and its stylesheet, and its fields as parameters', async () => {
+    const form = new FormData();
+    form.append('files', new Blob(['<link rel="stylesheet" href="css/page.css"><body></body>'], { type: 'text/html' }), 'index.html');
+    form.append('files', new Blob(['body{margin:0;background:#2468ac}']), 'css/page.css');
+    form.append('format', 'webp');
+    form.append('viewport_width', '240');
+    form.append('viewport_height', '160');
+    const response = await fetch(api('/v1/capture'), { method: 'POST', headers: { 'X-API-Key': KEYS.pro }, body: form });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('image/webp');
+    const image = await decode(Buffer.from(await response.arrayBuffer()));
+    expect([image.width, image.height]).toEqual([240, 160]);
+    expect(near(image.at(120, 80), '#2468ac')).toBe(true);
+  });
+
   it('response_type=json stores the file; the files endpoint serves it with ranges', async () => {
     const response = await capture({ url: solid(), response_type: 'json', viewport_width: '200', viewport_height: '200' }, { headers: { 'X-API-Key': KEYS.pro } });
     expect(response.status).toBe(200);
