@@ -166,8 +166,18 @@ describe('request schema', () => {
   });
 
   it('exports a JSON Schema with every parameter', () => {
-    const schema = captureParamsJsonSchema() as { properties: Record<string, unknown>; required: string[] };
+    const schema = captureParamsJsonSchema() as { properties: Record<string, unknown>; oneOf: { required: string[] }[] };
     expect(Object.keys(schema.properties).sort()).toEqual([...PARAM_NAMES].sort());
-    expect(schema.required).toEqual(['url']);
+    expect(schema.oneOf).toEqual([{ required: ['url'] }, { required: ['html'] }, { required: ['markdown'] }, { required: ['files'] }]);
+  });
+
+  it('takes exactly one of url, html, markdown and files', () => {
+    expect(parseCaptureParams({ html: '<p>x</p>' }).html).toBe('<p>x</p>');
+    expect(parseCaptureParams({ files: [{ name: 'index.md', content: Buffer.from('# x') }] }).files).toEqual([{ name: 'index.md', content: Buffer.from('# x').toString('base64'), encoding: 'base64' }]);
+    expect(() => parseCaptureParams({})).toThrow(expect.objectContaining({ code: 'INVALID_PARAMETER', details: expect.objectContaining({ param: 'url' }) }));
+    expect(() => parseCaptureParams({ url: 'https://a.example', markdown: '# x' })).toThrow(expect.objectContaining({ code: 'INVALID_PARAMETER', details: expect.objectContaining({ param: 'markdown' }) }));
+    expect(() => parseCaptureParams({ files: [{ name: 'a/../../x.html', content: '' }, { name: 'index.html', content: '' }] })).toThrow(expect.objectContaining({ details: expect.objectContaining({ param: 'files' }) }));
+    expect(() => parseCaptureParams({ html: '<p>x</p>', markdown_template: '{{ content }}' })).toThrow(expect.objectContaining({ code: 'INCOMPATIBLE_PARAMETERS' }));
+    expect(() => parseCaptureParams({ markdown: '# x', markdown_template: '<p>no placeholder</p>' })).toThrow(expect.objectContaining({ details: expect.objectContaining({ param: 'markdown_template' }) }));
   });
 });
