@@ -11,7 +11,8 @@
 // - library: `engine.capture({ html, format })` of the built package (../dist);
 // - http: the same engine behind `createNodeListener`, a JSON POST `{ html, format }` over loopback.
 // Latency: `iterations` documents one at a time per contender and format, the contenders
-// interleaved round-robin (the order rotating every round): p50 and p95 in ms. Throughput: for each
+// interleaved round-robin (the order rotating every round), each once the whole process tree (this
+// process and every Chromium) is quiet: p50 and p95 in ms. Throughput: for each
 // concurrency level, `burst` documents with that many in flight: documents/s; the best of two bursts.
 // Prints markdown tables; the numbers of a run go to results/documents.md by hand.
 
@@ -23,6 +24,7 @@ import { HEADLESS_SHELL_PATH, LAUNCH_ARGS } from '../lib/chromium.js';
 import { percentile, rotate } from '../lib/stats.js';
 import { markdownTable } from '../lib/tables.js';
 import { INVOICE } from './invoice.js';
+import { waitQuiet } from '../lib/wait-quiet.js';
 
 const opts = readOptions(import.meta.url, {
   quick: { flag: true, env: 'BENCH_QUICK' },
@@ -115,6 +117,9 @@ async function main() {
     for (let round = 0; round < cfg.iterations; round++) {
       for (const format of FORMATS) {
         for (const name of rotate(names, round)) {
+          // Each contender's work left from the last document (a context closing, a warm one
+          // opening) must not land in the next one's time.
+          await waitQuiet(process.pid);
           const started = performance.now();
           await contenders[name].convert(format);
           latency[name][format].push(performance.now() - started);
@@ -126,6 +131,7 @@ async function main() {
       for (const format of FORMATS) {
         for (let burst = 0; burst < 2; burst++) {
           for (const name of rotate(names, burst)) {
+            await waitQuiet(process.pid);
             const rate = await documentsPerSecond(contenders[name], format, level);
             const key = `${format}@${level}`;
             throughput[name][key] = Math.max(throughput[name][key] ?? 0, rate);

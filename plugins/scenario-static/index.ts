@@ -46,7 +46,8 @@ export function staticScenario(options: StaticScenarioOptions = {}): CapturePlug
         run: async (ctx) => {
           const budget = ctx.budget(options.lazyContentBudgetMs ?? ctx.remaining());
           // A document is what was sent, not a feed that loads more as it is scrolled.
-          await bestEffort((signal) => revealLazyContent(ctx.page, budget, maxHeightFor(ctx.params), signal, !ctx.document), budget + 500, ctx.signal);
+          const reveal = { scroll: !ctx.document, printing: ctx.params.format === 'pdf' };
+          await bestEffort((signal) => revealLazyContent(ctx.page, budget, maxHeightFor(ctx.params), signal, reveal), budget + 500, ctx.signal);
         },
       },
       {
@@ -56,7 +57,7 @@ export function staticScenario(options: StaticScenarioOptions = {}): CapturePlug
         when: (params) => params.scenario === 'static',
         run: async (ctx) => {
           const settleMs = ctx.budget(RENDER_SETTLE_MS);
-          await bestEffort(() => settleRendering(ctx.page, settleMs), settleMs + 250, ctx.signal);
+          await bestEffort(() => settleRendering(ctx.page, settleMs, { frame: ctx.params.format !== 'pdf' }), settleMs + 250, ctx.signal);
           // A printed document is the finished file: no encoder follows.
           if (ctx.params.format === 'pdf') ctx.output = await acrossNavigations(ctx, () => printPdf(ctx));
           else ctx.captured = await acrossNavigations(ctx, () => screenshot(ctx, maxHeightFor(ctx.params)));

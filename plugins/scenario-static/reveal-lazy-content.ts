@@ -1,6 +1,16 @@
 import type { Page } from 'playwright-core';
 import { trackInflight, type InflightTracker } from '../../src/core/network-idle.js';
 
+export interface RevealOptions {
+  /** Scroll through the page (each step costs a frame); without, only eager media and the wait for images. */
+  scroll: boolean;
+  /**
+   * For a PDF: Chromium prints what `content-visibility` skips on screen, so it is left alone (a
+   * style on every element costs a style pass over the whole page).
+   */
+  printing: boolean;
+}
+
 /** How long the network must stay quiet for a scroll step's loads to count as done. */
 const STEP_QUIET_MS = 100;
 /** The most one scroll step waits for quiet before scrolling on (the bottom may wait longer). */
@@ -17,18 +27,19 @@ const BOTTOM_QUIET_MS = 300;
  * screenshot), native lazy media become eager, then the page is scrolled down a viewport at a time.
  * After each step the network gets a moment to go quiet; at the bottom it gets the rest of the
  * budget, and if the page grew (infinite lists, "load more on scroll") scrolling goes on, up to
- * `maxHeight`. Then back to the top, and images still loading get what is left. Without `scroll`
- * (each step costs a frame), only the first and the last of these.
+ * `maxHeight`. Then back to the top, and images still loading get what is left.
  */
-export async function revealLazyContent(page: Page, budgetMs: number, maxHeight: number, signal: AbortSignal, scroll = true): Promise<void> {
+export async function revealLazyContent(page: Page, budgetMs: number, maxHeight: number, signal: AbortSignal, { scroll, printing }: RevealOptions): Promise<void> {
   const endsAt = Date.now() + budgetMs;
   const left = (): number => Math.max(0, endsAt - Date.now());
+  // Without scrolling, one call into the page: lazy media made eager, then waited for.
+  if (!scroll) return page.evaluate(`(${prepareForFullPage.toString()})(${printing}), (${imagesLoaded.toString()})(${budgetMs})`);
   const tracker = trackInflight(page);
   try {
-    const viewportHeight = await page.evaluate(prepareForFullPage);
+    const viewportHeight = await page.evaluate(prepareForFullPage, printing);
     const step = Math.max(200, Math.floor(viewportHeight * 0.9));
     let y = 0;
-    while (scroll && left() > 0 && !signal.aborted) {
+    while (left() > 0 && !signal.aborted) {
       const height = Math.min(await pageHeight(page), maxHeight);
       if (y + viewportHeight < height) {
         y += step;
@@ -41,7 +52,7 @@ export async function revealLazyContent(page: Page, budgetMs: number, maxHeight:
       await quiet(tracker, BOTTOM_QUIET_MS, left(), signal);
       if ((await pageHeight(page)) <= height || height >= maxHeight) break;
     }
-    if (scroll) await page.evaluate(scrollToAndPaint, 0);
+    await page.evaluate(scrollToAndPaint, 0);
     await page.evaluate(imagesLoaded, left());
   } finally {
     tracker.detach();
@@ -58,12 +69,14 @@ function pageHeight(page: Page): Promise<number> {
   return page.evaluate(() => (document.scrollingElement ?? document.documentElement).scrollHeight);
 }
 
-/** In the page: paint what content-visibility skips, load lazy media now; returns the viewport height. */
-function prepareForFullPage(): number {
-  const style = document.createElement('style');
-  style.dataset.captureEngine = 'full-page';
-  style.textContent = '* { content-visibility: visible !important; }';
-  (document.head ?? document.documentElement).append(style);
+/** In the page: paint what content-visibility skips (unless printing), load lazy media now; returns the viewport height. */
+function prepareForFullPage(printing: boolean): number {
+  if (!printing) {
+    const style = document.createElement('style');
+    style.dataset.captureEngine = 'full-page';
+    style.textContent = '* { content-visibility: visible !important; }';
+    (document.head ?? document.documentElement).append(style);
+  }
   for (const element of document.querySelectorAll<HTMLImageElement | HTMLIFrameElement>('img[loading="lazy"], iframe[loading="lazy"]')) {
     element.loading = 'eager';
   }

@@ -7,14 +7,19 @@ import type { Page } from 'playwright-core';
  * Fonts start loading when text using them is laid out, so layout is forced first; that costs
  * nothing, where every frame costs Chromium 15-25 CPU-ms to draw and composite in software
  * (benchmarks/results/cpu.md: the two frames that used to start this wait were a tenth of a capture).
+ * A PDF waits for the fonts only: printing lays the page out again for paper, and a frame drawn
+ * for the screen first was a sixth of the CPU of printing a 3-page invoice (benchmarks/results/documents.md).
  */
-export async function settleRendering(page: Page, budgetMs: number): Promise<void> {
-  await page.evaluate(async (budget) => {
-    const settled = (async () => {
-      void document.documentElement.offsetHeight;
-      await document.fonts.ready;
-      await new Promise((resolve) => requestAnimationFrame(resolve));
-    })();
-    await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, budget))]);
-  }, budgetMs);
+export async function settleRendering(page: Page, budgetMs: number, { frame }: { frame: boolean }): Promise<void> {
+  await page.evaluate(
+    async ([budget, waitForFrame]) => {
+      const settled = (async () => {
+        void document.documentElement.offsetHeight;
+        await document.fonts.ready;
+        if (waitForFrame) await new Promise((resolve) => requestAnimationFrame(resolve));
+      })();
+      await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, budget))]);
+    },
+    [budgetMs, frame] as const,
+  );
 }
