@@ -13,7 +13,8 @@ import { decode, MAGIC, near, type DecodedImage } from '../helpers/pixels.js';
 afterAll(killLeftoverBuiltProcesses);
 
 const KEY = 'ce_test_documents_0123456789abcdef';
-const MONO_FONT = '/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf';
+/** The machine's monospace font file (setup installs DejaVu or Liberation), uploaded as a web font. */
+const MONO_FONT = execFileSync('fc-match', ['-f', '%{file}', 'monospace'], { encoding: 'utf8' }).trim();
 const FILE_LIMIT = 1024 * 1024;
 const TOTAL_LIMIT = 2 * 1024 * 1024;
 const FILE_COUNT_LIMIT = 5;
@@ -196,7 +197,7 @@ describe.skipIf(!isBuilt())('documents in, images and PDFs out (npm start)', () 
     const index = `<!doctype html><html><head><link rel="stylesheet" href="css/style.css"></head><body>
       <img src="images/logo.png" style="position:absolute;left:0;top:0;width:100px;height:100px">
       <span id="wide" style="position:absolute;left:0;top:150px;font:40px Uploaded,serif;line-height:50px;background:#ff00ff;color:#ff00ff">iiiiiiiiiiiiiiiiiiii</span></body></html>`;
-    const css = "@font-face{font-family:Uploaded;src:url('../fonts/mono.ttf') format('truetype')} body{margin:0;background:#00aa00}";
+    const css = "@font-face{font-family:Uploaded;src:url('../fonts/mono.ttf')} body{margin:0;background:#00aa00}";
     const form = new FormData();
     form.append(...upload('index.html', index, 'text/html'));
     form.append(...upload('css/style.css', css));
