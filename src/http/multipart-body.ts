@@ -6,7 +6,7 @@ import { captureErrors } from '../core/errors/factories.js';
 import { CaptureError } from '../core/errors/catalogue.js';
 import type { HttpRequest } from './http-types.js';
 import { payloadTooLarge } from './http-errors.js';
-import type { ParamBag } from './request-body.js';
+import { addParam, type ParamBag } from './request-body.js';
 
 /** How much a `multipart/form-data` capture may upload: apart from the limit of other bodies. */
 export interface UploadLimits {
@@ -74,10 +74,7 @@ export function readMultipartParams(request: HttpRequest, limits: UploadLimits):
     });
     parser.on('field', (name, value, info) => {
       if (info.valueTruncated) refuse(tooLarge(`Field '${name}'`, limits.fileBytes));
-      const earlier = bag[name];
-      if (earlier === undefined) bag[name] = value;
-      else if (Array.isArray(earlier)) earlier.push(value);
-      else bag[name] = [earlier, value];
+      addParam(bag, name, value);
     });
     parser.on('filesLimit', () => refuse(new CaptureError('PAYLOAD_TOO_LARGE', `At most ${limits.files} files may be uploaded`, { details: { limit: limits.files } })));
     parser.on('fieldsLimit', () => refuse(new CaptureError('PAYLOAD_TOO_LARGE', `At most ${MOST_FIELDS} fields may be sent`, { details: { limit: MOST_FIELDS } })));

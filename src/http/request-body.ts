@@ -11,13 +11,16 @@ export type ParamBag = Record<string, unknown>;
 
 export function fromSearchParams(search: URLSearchParams): ParamBag {
   const bag = Object.create(null) as ParamBag;
-  search.forEach((value, name) => {
-    const earlier = bag[name];
-    if (earlier === undefined) bag[name] = value;
-    else if (Array.isArray(earlier)) earlier.push(value);
-    else bag[name] = [earlier, value];
-  });
+  search.forEach((value, name) => addParam(bag, name, value));
   return bag;
+}
+
+/** Adds one name and value to a bag; a name seen before becomes an array of its values. */
+export function addParam(bag: ParamBag, name: string, value: string): void {
+  const earlier = bag[name];
+  if (earlier === undefined) bag[name] = value;
+  else if (Array.isArray(earlier)) earlier.push(value);
+  else bag[name] = [earlier, value];
 }
 
 /** Whether a request's body is an upload, read by `readMultipartParams` within the upload limits. */
