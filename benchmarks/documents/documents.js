@@ -1,6 +1,6 @@
 // Documents: a 3-page HTML invoice to PDF and to PNG, our engine against the floor.
 //
-//   node documents/documents.js [--quick] [--iterations=N] [--burst=N] [--levels=1,4] [--contenders=floor,library,http]
+//   node documents/documents.js [--quick] [--iterations=N] [--burst=N] [--levels=1,4] [--contenders=floor,library,http,reuse]
 //
 // Contenders, each with its own Chromium (Debian's headless shell, as the engine finds it):
 // - floor: raw Playwright as Gotenberg's Chromium route works (Gotenberg itself cannot run here: no
@@ -9,7 +9,9 @@
 //   margins, or `page.screenshot()`,
 //   then the context closed;
 // - library: `engine.capture({ html, format })` of the built package (../dist);
-// - http: the same engine behind `createNodeListener`, a JSON POST `{ html, format }` over loopback.
+// - http: the same engine behind `createNodeListener`, a JSON POST `{ html, format }` over loopback;
+// - reuse: `engine.capture` of a second engine with `contextReuse: true` (a single-tenant converter,
+//   as Gotenberg is: one context kept and cleared between documents).
 // Latency: `iterations` documents one at a time per contender and format, the contenders
 // interleaved round-robin (the order rotating every round), each once the whole process tree (this
 // process and every Chromium) is quiet: p50 and p95 in ms. Throughput: for each
@@ -38,7 +40,7 @@ const cfg = {
   iterations: opts.number('iterations', QUICK ? 8 : 30),
   burst: opts.number('burst', QUICK ? 12 : 40),
   levels: opts.list('levels', '1,4').map(Number),
-  contenders: opts.list('contenders', 'floor,library,http'),
+  contenders: opts.list('contenders', 'floor,library,http,reuse'),
 };
 const FORMATS = ['pdf', 'png'];
 /** Chromium's default margins, which the engine (like Gotenberg, 1 cm) keeps: the same document on both sides. */
@@ -103,7 +105,12 @@ async function main() {
   const { createCaptureEngine, createCaptureHttp, createNodeListener, silentLogger } = await loadEngine();
   const engine = await createCaptureEngine({ concurrency: Math.max(...cfg.levels), log: silentLogger, allowPrivateNetworks: true });
   const service = createCaptureHttp(engine, { apiKeys: [{ key: KEY, tier: 'ENTERPRISE' }], tiers: { ENTERPRISE: { requestsPerMinute: 1e9, monthlyQuota: 1e9 } } });
-  const contenders = { floor: await floorContender(), ...(await engineContenders(engine, service, createNodeListener)) };
+  const reusing = await createCaptureEngine({ concurrency: Math.max(...cfg.levels), log: silentLogger, allowPrivateNetworks: true, contextReuse: true });
+  const contenders = {
+    floor: await floorContender(),
+    ...(await engineContenders(engine, service, createNodeListener)),
+    reuse: { convert: async (format) => (await reusing.capture({ html: INVOICE, format })).data, close: () => reusing.close() },
+  };
   const names = cfg.contenders.filter((name) => contenders[name]);
   try {
     // Warm-up, and a check that every contender makes the same document.

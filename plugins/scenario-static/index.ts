@@ -4,7 +4,6 @@ import type { CaptureParams } from '../../src/core/schema/capture-params.js';
 import { abortable, bestEffort } from '../../src/core/deadline.js';
 import { isNavigationRace } from '../../src/core/errors/to-capture-error.js';
 import { DEFAULTS } from '../../src/core/defaults.js';
-import { isImageFormat } from '../../src/core/schema/formats.js';
 import { revealLazyContent } from './reveal-lazy-content.js';
 import { settleRendering } from './settle-rendering.js';
 import { fullPage, region, scaleOf, viewport } from './take-screenshot.js';
@@ -53,7 +52,8 @@ export function staticScenario(options: StaticScenarioOptions = {}): CapturePlug
       {
         name: 'screenshot',
         phase: 'capture',
-        leavesContextState: (params) => params.omit_background || !isImageFormat(params.format),
+        // A transparent background stays set on the page; a single-page PDF lays the page out in print media first.
+        leavesContextState: (params) => params.omit_background || (params.format === 'pdf' && params.pdf_single_page),
         when: (params) => params.scenario === 'static',
         run: async (ctx) => {
           const settleMs = ctx.budget(RENDER_SETTLE_MS);

@@ -144,6 +144,30 @@ describe('context reuse (contextReuse)', () => {
     expect((await captureState(target, 'a')).history).toBe(FRESH);
   });
 
+  it('keeps the context of a printed document, its storage cleared; a single-page PDF, laid out in print media first, gets its own', async () => {
+    // Red: a capture found the storage an earlier one left; blue: the tab was reused (its history
+    // grew); green: a fresh tab.
+    const document = `<body style="margin:0;height:100vh"><script>
+      const found = localStorage.getItem('k') === '1';
+      localStorage.setItem('k', '1');
+      document.body.style.background = found ? '#ff0000' : history.length > ${FRESH} ? '#0000ff' : '#00ff00';
+    </script></body>`;
+    const target = await start({ contextReuse: true, concurrency: 1 });
+    const colour = async (): Promise<string> => {
+      const shot = await target.capture({ html: document, viewport_width: 200, viewport_height: 100 }, { reuseKey: 'a' });
+      const image = await decode(await shot.buffer());
+      return ['#ff0000', '#0000ff', '#00ff00'].find((expected) => near(image.at(100, 50), expected)) ?? 'another colour';
+    };
+    const pdf = await target.capture({ html: document, format: 'pdf' }, { reuseKey: 'a' });
+    expect(pdf.data.subarray(0, 5).toString()).toBe('%PDF-');
+    await until(() => target.stats.reusable === 1, 'the printed document\'s context to be kept');
+    expect(await colour()).toBe('#0000ff');
+    await until(() => target.stats.reusable === 1, 'the context to be kept again');
+    await target.capture({ html: document, format: 'pdf', pdf_single_page: true }, { reuseKey: 'a' });
+    expect(target.stats.reusable).toBe(0);
+    expect(await colour()).toBe('#00ff00');
+  });
+
   it('closes a context after maxUses captures, and the popups a capture opened before the next', async () => {
     const target = await start({ contextReuse: { maxUses: 2 }, concurrency: 1 });
     await captureState(target, 'a', {}, '?popup');
