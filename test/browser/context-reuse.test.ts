@@ -159,7 +159,7 @@ describe('context reuse (contextReuse)', () => {
       return ['#ff0000', '#0000ff', '#00ff00'].find((expected) => near(image.at(100, 50), expected)) ?? 'another colour';
     };
     const pdf = await target.capture({ html: document, format: 'pdf' }, { reuseKey: 'a' });
-    expect(pdf.data.subarray(0, 5).toString()).toBe('%PDF-');
+    expect((await pdf.buffer()).subarray(0, 5).toString()).toBe('%PDF-');
     await until(() => target.stats.reusable === 1, 'the printed document\'s context to be kept');
     expect(await colour()).toBe('#0000ff');
     await until(() => target.stats.reusable === 1, 'the context to be kept again');
