@@ -14,10 +14,12 @@ const BASE_CONTEXT_OPTIONS: BrowserContextOptions = {
 /**
  * Pages must not be able to stall a capture with dialogs: a modal blocks the page's main thread until
  * answered, and an `alert` loop would block it for ever. Playwright's auto-dismiss stays the backstop.
+ * The quiet functions stay writable, as the natives are: a page that puts its own in their place
+ * (pdf.js's viewer assigns `window.print` at start-up, in strict code) must not fail.
  */
 const INIT_SCRIPT = `(() => {
   const quiet = { alert: () => undefined, confirm: () => false, prompt: () => null, print: () => undefined };
-  for (const [name, value] of Object.entries(quiet)) Object.defineProperty(window, name, { value, writable: false, configurable: false });
+  for (const [name, value] of Object.entries(quiet)) Object.defineProperty(window, name, { value, writable: true, configurable: true, enumerable: true });
 })();`;
 
 export interface CapturePage {

@@ -18,6 +18,13 @@ beforeAll(async () => {
         setInterval(() => alert('again'), 5);
         window.addEventListener('beforeunload', (e) => { e.preventDefault(); e.returnValue = 'stay'; });
       </script></body>`),
+    // As pdf.js's viewer starts: strict code that puts its own print in place, then goes on.
+    '/own-print': (_req, res) =>
+      res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<body style="margin:0;background:#ff0000;height:100vh"><script>
+        'use strict';
+        window.print = function print() { document.body.style.background = '#00ff00'; };
+        window.print();
+      </script></body>`),
   });
 });
 afterAll(async () => fixtures?.close());
@@ -83,6 +90,11 @@ describe('faults', () => {
 
   it('dialogs (alert, confirm, prompt, print, beforeunload) never block a capture', async () => {
     const shot = await engine.capture({ url: fixtures.url('/dialogs'), delay: 200, viewport_width: 100, viewport_height: 100 });
+    expect(near((await decode(shot.data as Buffer)).at(50, 50), '#00ff00')).toBe(true);
+  });
+
+  it('lets a page put its own print in place of the quiet one (strict code assigning window.print)', async () => {
+    const shot = await engine.capture({ url: fixtures.url('/own-print'), viewport_width: 100, viewport_height: 100 });
     expect(near((await decode(shot.data as Buffer)).at(50, 50), '#00ff00')).toBe(true);
   });
 

@@ -161,6 +161,16 @@ describe('request schema', () => {
     expect(errorOf({ url, format: ['png', 'jpg'] }).message).toContain('more than once');
   });
 
+  it('takes a cookie\'s sameSite in any case, and names the wrong part of a cookie with what it allows', () => {
+    const cookies = parseCaptureParams({ url, cookies: [{ name: 'a', value: '1', sameSite: 'lax' }, { name: 'b', value: '2', sameSite: 'NONE' }] }).cookies;
+    expect(cookies?.map((cookie) => cookie.sameSite)).toEqual(['Lax', 'None']);
+    const wrong = errorOf({ url, cookies: [{ name: 'a', value: '1' }, { name: 'b', value: '2', sameSite: 'sometimes' }] });
+    expect(wrong.details).toMatchObject({ param: 'cookies[1].sameSite', allowed: 'Strict, Lax, None' });
+    expect(wrong.message).toBe('Invalid parameter \'cookies[1].sameSite\': expected Strict, Lax, None, got "sometimes"');
+    expect(errorOf({ url, cookies: [{ value: '1' }] }).details.param).toBe('cookies[0]');
+    expect(errorOf({ url, cookies: { name: 'a' } }).details.param).toBe('cookies');
+  });
+
   it('takes hide_selectors as a string or a JSON array', () => {
     expect(parseCaptureParams({ url, hide_selectors: ['.a', '#b'] }).hide_selectors).toBe('.a,#b');
   });

@@ -80,7 +80,7 @@ export function parseCaptureParams(raw: Readonly<Record<string, unknown>>): Capt
     const reader = READERS[name];
     const typed = reader ? reader(value) : coerce(schema, value);
     if (typed === undefined || !Value.Check(schema, typed)) {
-      throw invalid(name, `expected ${allowedFor(name)}, got ${describe(value)}`);
+      throw (typed !== null && typeof typed === 'object' && invalidPart(name, schema, typed)) || invalid(name, `expected ${allowedFor(name)}, got ${describe(value)}`);
     }
     const problem = CHECKS[name]?.(typed as never);
     if (problem !== undefined) throw invalid(name, problem);
@@ -112,6 +112,21 @@ const validated = new WeakSet<object>();
 /** Whether `value` came out of `parseCaptureParams` (the engine then skips parsing it again). */
 export function isValidatedParams(value: object): value is CaptureParams {
   return validated.has(value);
+}
+
+/**
+ * The first wrong part of an array or object parameter, named by its path (`cookies[0].sameSite`),
+ * with what that part allows; undefined when the parameter's shape itself is wrong.
+ */
+function invalidPart(name: keyof CaptureParams, schema: TSchema, value: object): CaptureError | undefined {
+  const [first] = Value.Errors(schema, value);
+  const steps = first?.instancePath.split('/').slice(1) ?? [];
+  if (first === undefined || steps.length === 0) return undefined;
+  const path = name + steps.map((step) => (/^\d+$/.test(step) ? `[${step}]` : `.${step}`)).join('');
+  const part = steps.reduce<unknown>((node, step) => (node as Record<string, unknown> | undefined)?.[step], value);
+  const allowedValues = (first.params as { allowedValues?: unknown[] }).allowedValues?.join(', ');
+  const problem = allowedValues ? `expected ${allowedValues}` : first.message;
+  return captureErrors.invalidParameter(path, `Invalid parameter '${path}': ${problem}, got ${describe(part)}`, allowedValues ?? allowedFor(name));
 }
 
 function describe(value: unknown): string {

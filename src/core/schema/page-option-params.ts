@@ -1,6 +1,8 @@
 import Type from 'typebox';
 
 const SELECTOR = { maxLength: 1024 };
+/** A cookie's `sameSite`, as Chromium spells it; a caller may write it in any case. */
+const SAME_SITE = ['Strict', 'Lax', 'None'] as const;
 
 /**
  * The page options of a capture beyond the original interface: how the page is emulated, what is
@@ -38,9 +40,9 @@ export const PAGE_OPTION_PROPERTIES = {
         path: Type.Optional(Type.String({ maxLength: 1024 })),
         secure: Type.Optional(Type.Boolean()),
         httpOnly: Type.Optional(Type.Boolean()),
-        sameSite: Type.Optional(Type.Enum(['Strict', 'Lax', 'None'])),
+        sameSite: Type.Optional(Type.Enum([...SAME_SITE])),
       }),
-      { maxItems: 50, description: 'Cookies set for the target URL\'s host only: an array of {name, value, path?, secure?, httpOnly?, sameSite?} or a Cookie-header string.' },
+      { maxItems: 50, description: 'Cookies set for the target URL\'s host only: an array of {name, value, path?, secure?, httpOnly?, sameSite? (Strict, Lax or None, any case)} or a Cookie-header string.' },
     ),
   ),
   fail_on_http_error: Type.Boolean({ default: false, description: 'A main document answering 400 or more fails with 502 CAPTURE_FAILED (reason http_status) instead of being captured.' }),
@@ -67,7 +69,7 @@ export const PAGE_OPTION_READERS: Partial<Record<keyof typeof PAGE_OPTION_PROPER
     }
   },
   cookies: (value) => {
-    if (typeof value !== 'string') return value;
+    if (typeof value !== 'string') return Array.isArray(value) ? value.map(withSameSiteCase) : value;
     return value
       .split(';')
       .map((pair) => pair.trim())
@@ -78,6 +80,13 @@ export const PAGE_OPTION_READERS: Partial<Record<keyof typeof PAGE_OPTION_PROPER
       });
   },
 };
+
+/** `sameSite` in any case (`lax`, `LAX`), as RFC 6265bis matches the attribute, spelt as Chromium takes it. */
+function withSameSiteCase(cookie: unknown): unknown {
+  if (cookie === null || typeof cookie !== 'object' || !('sameSite' in cookie) || typeof cookie.sameSite !== 'string') return cookie;
+  const spelt = SAME_SITE.find((value) => value.toLowerCase() === (cookie.sameSite as string).toLowerCase());
+  return spelt === undefined ? cookie : { ...cookie, sameSite: spelt };
+}
 
 /** Headers a caller may not set: the browser owns them, or they would change the connection. */
 const FORBIDDEN_HEADERS = new Set(['host', 'cookie', 'connection', 'keep-alive', 'proxy-authorization', 'proxy-authenticate', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length']);
