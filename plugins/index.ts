@@ -2,6 +2,8 @@ import type { CapturePlugin } from '../src/core/plugin-api.js';
 import { geolocation } from './geolocation/index.js';
 import { pageOptions } from './page-options/index.js';
 import { pageActions } from './page-actions/index.js';
+import { pageWaits } from './page-waits/index.js';
+import { captureRules } from './capture-rules/index.js';
 import { hideSelectors } from './hide-selectors/index.js';
 import { blockAds, type BlockAdsOptions } from './block-ads/index.js';
 import { blockCookies, type BlockCookiesOptions } from './block-cookies/index.js';
@@ -11,7 +13,7 @@ import { scrollScenario } from './scenario-scroll/index.js';
 import { recordScenario } from './scenario-record/index.js';
 import { encodeVideo } from './encode-video/index.js';
 
-export { geolocation, pageOptions, pageActions, hideSelectors, blockAds, blockCookies, staticScenario, encodeImage, scrollScenario, recordScenario, encodeVideo };
+export { geolocation, pageOptions, pageWaits, pageActions, captureRules, hideSelectors, blockAds, blockCookies, staticScenario, encodeImage, scrollScenario, recordScenario, encodeVideo };
 export type { BlockAdsOptions, BlockCookiesOptions };
 
 /** What the built-in plugins take from `createCaptureEngine`'s options. */
@@ -30,7 +32,8 @@ export interface DefaultPluginOptions {
 
 /**
  * The built-in plugins, in the order their stages run within a phase. Blocking runs before the
- * caller's actions (wait, click, styles, scripts) and hiding, so they apply to what blocking left.
+ * caller's waits and actions (wait, click, styles, scripts) and hiding, so they apply to what
+ * blocking left; the failure rules look at the page after all of them, just before the shot.
  */
 export function defaultPlugins(options: DefaultPluginOptions = {}): CapturePlugin[] {
   return [
@@ -38,8 +41,10 @@ export function defaultPlugins(options: DefaultPluginOptions = {}): CapturePlugi
     pageOptions(),
     blockAds(options.adBlocking),
     blockCookies(options.cookieBanners),
+    pageWaits(),
     pageActions(),
     hideSelectors(),
+    captureRules(),
     staticScenario({ maxFullPageHeight: options.maxFullPageHeight, maxFullPageBytes: options.maxFullPageBytes }),
     encodeImage(),
     scrollScenario(),

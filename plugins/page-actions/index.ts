@@ -2,6 +2,7 @@ import type { CaptureContext, CapturePlugin } from '../../src/core/plugin-api.js
 import { captureErrors } from '../../src/core/errors/factories.js';
 import { allowedFor } from '../../src/core/schema/capture-params.js';
 import { visible } from '../shared/visible-element.js';
+import { pageWait } from '../../src/core/page-wait.js';
 
 /**
  * What the caller asks done to the page once it is ready, before blocking leftovers are hidden and
@@ -17,7 +18,7 @@ export function pageActions(): CapturePlugin {
         phase: 'settle',
         leavesContextState: false,
         when: (params) => params.wait_for_selector !== undefined,
-        run: async (ctx) => void (await visible(ctx, 'wait_for_selector', ctx.params.wait_for_selector as string)),
+        run: (ctx) => pageWait(ctx, 'wait_for_selector', (timeoutMs) => visible(ctx, 'wait_for_selector', ctx.params.wait_for_selector as string, timeoutMs)),
       },
       {
         name: 'click',

@@ -16,7 +16,7 @@ export interface TierLimits {
   geolocation: boolean;
   /** Tallest full-page image in px: the default of `full_page_max_height` and its largest value. */
   maxFullPageHeight: number;
-  /** Whether `scripts` (the caller's JavaScript in the page) may be set. */
+  /** Whether `scripts` and `wait_for_function` (the caller's JavaScript in the page) may be set. */
   scripts: boolean;
   /** Largest `device_scale_factor` (1..3); each step up multiplies the pixels rendered and encoded. */
   maxDeviceScaleFactor: number;
@@ -87,10 +87,13 @@ export function checkTierGates(params: CaptureParams, tier: TierName, tiers: Tie
       details: { param: 'format', tier, required: cheapestTier(tiers, (t) => t.formats.includes(params.format)) ?? 'ENTERPRISE' },
     });
   }
-  if (params.scripts !== undefined && !limits.scripts) {
-    throw new CaptureError('TIER_RESTRICTED', `scripts are not available on the ${tier} tier`, {
-      details: { param: 'scripts', tier, required: cheapestTier(tiers, (t) => t.scripts) ?? 'ENTERPRISE' },
-    });
+  // A condition waited for is the caller's JavaScript in the page as much as a script is.
+  for (const param of ['scripts', 'wait_for_function'] as const) {
+    if (params[param] !== undefined && !limits.scripts) {
+      throw new CaptureError('TIER_RESTRICTED', `${param} is not available on the ${tier} tier`, {
+        details: { param, tier, required: cheapestTier(tiers, (t) => t.scripts) ?? 'ENTERPRISE' },
+      });
+    }
   }
   const scale = params.device_scale_factor ?? 1;
   if (scale > limits.maxDeviceScaleFactor) {

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { FORMATS, type CaptureFormat } from './schema/formats.js';
-import type { EncodedOutput, PageMetadata } from './plugin-api.js';
+import type { EncodedOutput, PageMetadata, Phase } from './plugin-api.js';
 
 /** What `engine.capture()` returns. Images live in memory; videos in a temporary file until disposed. */
 export interface CaptureResult {
@@ -23,6 +23,10 @@ export interface CaptureResult {
   storageKey?: string;
   /** What the page says about itself (only with `metadata: true`). */
   page?: PageMetadata;
+  /** With `best_effort`: the waits that ran out (their parameters); the capture is of the page as it was. */
+  incomplete?: string[];
+  /** Milliseconds the capture spent waiting for a browser (`queue`) and in each phase. */
+  timings: PhaseTimings;
   /** The bytes, for images (videos: use `stream()` or `buffer()`). */
   data?: Buffer;
   /** The temporary file of a video, until `dispose()`. */
@@ -33,14 +37,19 @@ export interface CaptureResult {
   dispose(): Promise<void>;
 }
 
-/** What a finished run hands over: the output, where it was stored, what the page said. */
+/** Milliseconds spent in each phase of a capture, and waiting for a browser context (`queue`). */
+export type PhaseTimings = Partial<Record<Phase | 'queue', number>>;
+
+/** What a finished run hands over: the output, where it was stored, what the page said, how long each phase took. */
 export interface RunOutcome {
   output: EncodedOutput;
   stored?: { key: string; url: string };
   metadata?: PageMetadata;
+  incomplete: string[];
+  timings: PhaseTimings;
 }
 
-export function toCaptureResult(id: string, { output, stored, metadata }: RunOutcome, onDispose: () => void): CaptureResult {
+export function toCaptureResult(id: string, { output, stored, metadata, incomplete, timings }: RunOutcome, onDispose: () => void): CaptureResult {
   const { data, path } = output;
   let disposed = false;
   return {
@@ -55,6 +64,8 @@ export function toCaptureResult(id: string, { output, stored, metadata }: RunOut
     url: stored?.url,
     storageKey: stored?.key,
     ...(metadata ? { page: metadata } : {}),
+    ...(incomplete.length > 0 ? { incomplete } : {}),
+    timings,
     data,
     path,
     stream: () => (data ? Readable.from([data]) : createReadStream(path as string)),

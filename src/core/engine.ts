@@ -88,15 +88,23 @@ export class CaptureEngine {
     if (this.closing) throw captureErrors.shuttingDown();
     const params = isValidatedParams(input) ? input : parseCaptureParams(input);
     const id = randomBytes(16).toString('base64url');
-    const budget = this.options.timeoutMs + (isVideoFormat(params.format) ? params.duration * DEFAULTS.videoMsPerSecond : 0);
-    const deadline = createDeadline(budget, options.signal);
+    const allowed = this.options.timeoutMs + (isVideoFormat(params.format) ? params.duration * DEFAULTS.videoMsPerSecond : 0);
+    if (params.timeout !== undefined && params.timeout > allowed) {
+      throw captureErrors.invalidParameter('timeout', `Invalid parameter 'timeout': at most this capture's budget of ${allowed} ms`, `integer 1000..${allowed}`);
+    }
+    const deadline = createDeadline(params.timeout ?? allowed, options.signal);
     try {
       const document = await abortable(documentOf(params), deadline.signal);
       // Refused targets answer before they take a queue slot or a browser context.
       if (!document) await abortable(this.egress.checkTarget(params.url as string), deadline.signal);
+      const asked = performance.now();
+      let queued = 0;
       const outcome = await this.pool.run(
         deadline.signal,
-        (lease) => runCapture({ id, params, document, deadline, lease, pipeline: this.pipeline, log: this.options.log, observer: this.observer }),
+        (lease) => {
+          queued = performance.now() - asked;
+          return runCapture({ id, params, document, deadline, lease, pipeline: this.pipeline, log: this.options.log, observer: this.observer });
+        },
         {
           viewport: { width: params.viewport_width, height: params.viewport_height },
           reuseKey: this.pipeline.leavesContextState(params) ? undefined : (options.reuseKey ?? 'default'),
@@ -107,7 +115,7 @@ export class CaptureEngine {
         if (path) await rm(path, { force: true });
       };
       this.outstanding.add(remove);
-      return toCaptureResult(id, outcome, () => this.outstanding.delete(remove));
+      return toCaptureResult(id, { ...outcome, timings: { queue: queued, ...outcome.timings } }, () => this.outstanding.delete(remove));
     } catch (error) {
       throw toCaptureError(deadline.signal.aborted ? deadline.signal.reason : error);
     } finally {

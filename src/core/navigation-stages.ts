@@ -8,6 +8,7 @@ import { toCaptureError } from './errors/to-capture-error.js';
 import type { CaptureError } from './errors/catalogue.js';
 import type { Request, Response, Route } from 'playwright-core';
 import { assetFor, DOCUMENT_ORIGIN, type CaptureDocument } from './document/capture-document.js';
+import { pageWait } from './page-wait.js';
 
 /** Quiet time that makes the network count as idle, as in Puppeteer. */
 const NETWORK_IDLE_MS = 500;
@@ -77,7 +78,7 @@ async function navigate(ctx: CaptureContext, egress: EgressGuard): Promise<void>
     if (refused) throw refused;
     ctx.response = response ? { status: response.status(), url: response.url() } : null;
     if (params.fail_on_http_error && ctx.response && ctx.response.status >= 400) throw captureErrors.httpStatus(ctx.response.status);
-    if (tracker && idleLimit !== undefined) await tracker.waitForIdle(idleLimit, NETWORK_IDLE_MS, ctx.signal);
+    if (tracker && idleLimit !== undefined) await pageWait(ctx, 'wait_until', (_timeoutMs, signal) => tracker.waitForIdle(idleLimit, NETWORK_IDLE_MS, signal));
   } finally {
     page.off('request', onRequest);
     page.off('response', onResponse);

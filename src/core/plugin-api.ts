@@ -89,6 +89,8 @@ export interface CaptureContext {
   metadata?: PageMetadata;
   /** The stored file's key and where it is served, when `store` ran. */
   stored?: { key: string; url: string };
+  /** With `best_effort`: the waits that ran out (their parameters), in order; the capture went on without them. */
+  readonly incomplete: string[];
   /** State stages share within this capture, under typed keys made with `stateKey<T>(name)`. */
   readonly state: CaptureState;
   /** Registers a cleanup; cleanups run in reverse order when the capture ends, whatever happened. */

@@ -95,3 +95,10 @@ export interface EgressGuard {
   failureFor(attachment: unknown, url: string): EgressFailure | undefined;
   close(): Promise<void>;
 }
+
+/**
+ * The header the egress guard marks the answers it writes itself with (a refused address, a
+ * failed DNS lookup, an unreachable host), its value the reason. To the page such an answer is an
+ * ordinary response; to the capture it is a resource that could not be loaded.
+ */
+export const EGRESS_REPLY_HEADER = 'X-Egress-Proxy';

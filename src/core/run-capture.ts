@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { PHASES, type CaptureContext } from './plugin-api.js';
-import type { RunOutcome } from './capture-result.js';
+import type { PhaseTimings, RunOutcome } from './capture-result.js';
 import type { CaptureParams } from './schema/capture-params.js';
 import type { Deadline } from './deadline.js';
 import { abortable, settlesWithin, throwIfAborted } from './deadline.js';
@@ -48,10 +48,12 @@ export async function runCapture({ id, params, document, deadline, lease, pipeli
     page: lease.page,
     cdp: lease.cdp,
     state: initialState(lease.attachment),
+    incomplete: [],
     defer: (cleanup) => cleanups.push(cleanup),
     warn: (message, error) => log.warn({ captureId: id, error: error === undefined ? undefined : String(error) }, message),
   };
   let handedOver = false;
+  const timings: PhaseTimings = {};
   try {
     for (const phase of PHASES) {
       const started = performance.now();
@@ -62,12 +64,14 @@ export async function runCapture({ id, params, document, deadline, lease, pipeli
           await abortable(Promise.resolve(stage.run(ctx)), signal);
         }
       } finally {
-        tell(() => observer?.phaseEnded?.(phase, (performance.now() - started) / 1000));
+        const ms = performance.now() - started;
+        timings[phase] = ms;
+        tell(() => observer?.phaseEnded?.(phase, ms / 1000));
       }
     }
     if (!ctx.output) throw captureErrors.internal(`No stage produced a ${FORMATS[params.format].extension} output`);
     handedOver = true;
-    return { output: ctx.output, stored: ctx.stored, metadata: ctx.metadata };
+    return { output: ctx.output, stored: ctx.stored, metadata: ctx.metadata, incomplete: ctx.incomplete, timings };
   } finally {
     if (!handedOver && ctx.output?.path) cleanups.push(() => rm(ctx.output?.path as string, { force: true }));
     if (!(await runCleanups(cleanups.reverse(), ctx.warn))) lease.abandon();

@@ -49,7 +49,13 @@ export function buildOpenApiDocument(routes: RouteTable): Record<string, unknown
   const captureResponses = {
     '200': {
       description: 'The capture: the file itself (`response_type=image`) or its description (`response_type=json`).',
-      headers: { ...LIMIT_HEADERS, ...cacheHeaders, 'X-Capture-Id': { schema: { type: 'string' } } },
+      headers: {
+        ...LIMIT_HEADERS,
+        ...cacheHeaders,
+        'X-Capture-Id': { schema: { type: 'string' } },
+        'Server-Timing': { description: 'Milliseconds waiting for a browser (`queue`) and in each phase of a fresh capture: `queue;dur=1.2, prepare;dur=3.4, ...`', schema: { type: 'string' } },
+        'X-Capture-Incomplete': { description: '`best_effort=true`: the waits that ran out, comma-separated; the capture is of the page as it was', schema: { type: 'string' } },
+      },
       content: {
         ...Object.fromEntries(Object.values(FORMATS).map(({ contentType }) => [contentType, { schema: { type: 'string', format: 'binary' } }])),
         'application/json': { schema: { $ref: '#/components/schemas/CaptureResult' } },
@@ -154,6 +160,7 @@ export function buildOpenApiDocument(routes: RouteTable): Record<string, unknown
             status: { const: 'completed' },
             id: { type: 'string' },
             clipped_from: { type: 'integer', description: 'Height of the page in px when the full-page image was cut shorter' },
+            incomplete: { type: 'array', items: { type: 'string' }, description: '`best_effort=true`: the waits that ran out' },
           },
         },
         CaptureQueued: {

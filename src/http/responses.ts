@@ -21,11 +21,12 @@ export function errorResponse(error: unknown, headers: Record<string, string>, l
 /** The `response_type=json` answer: where a stored capture is served, and what it is. */
 export function storedCaptureJson(
   headers: Record<string, string>,
-  capture: { url?: string; size: number; format: string; id: string; clippedFrom?: number; page?: unknown },
+  capture: { url?: string; size: number; format: string; id: string; clippedFrom?: number; page?: unknown; incomplete?: string[] },
 ): HttpResponse {
   const clipped = capture.clippedFrom === undefined ? {} : { clipped_from: capture.clippedFrom };
   const page = capture.page === undefined ? {} : { page: capture.page };
-  return json(200, headers, { url: capture.url, size: capture.size, format: capture.format.toUpperCase(), status: 'completed', id: capture.id, ...clipped, ...page });
+  const incomplete = capture.incomplete === undefined ? {} : { incomplete: capture.incomplete };
+  return json(200, headers, { url: capture.url, size: capture.size, format: capture.format.toUpperCase(), status: 'completed', id: capture.id, ...clipped, ...page, ...incomplete });
 }
 
 /** The headers of a captured file answered whole: its type, length, name, id and any cut. */
@@ -47,6 +48,7 @@ export function setFileHeaders(
  * file itself, streamed, its temporary file removed once sent.
  */
 export async function captureResponse(result: CaptureResult, asJson: boolean, headers: Record<string, string>, fileUrl: (key: string) => string): Promise<HttpResponse> {
+  setRunHeaders(headers, result);
   if (asJson) {
     await result.dispose();
     return storedCaptureJson(headers, { ...result, url: result.storageKey === undefined ? result.url : fileUrl(result.storageKey) });
@@ -54,4 +56,16 @@ export async function captureResponse(result: CaptureResult, asJson: boolean, he
   setFileHeaders(headers, result);
   headers['Cache-Control'] = 'no-store';
   return { status: 200, headers, body: result.data ?? result.stream(), onFinish: () => result.dispose() };
+}
+
+/**
+ * How the capture went, for the client: `Server-Timing` with the time it waited for a browser and
+ * spent in each phase (what browsers' devtools show), and `X-Capture-Incomplete` naming the waits
+ * a `best_effort` capture went on without.
+ */
+function setRunHeaders(headers: Record<string, string>, result: Pick<CaptureResult, 'timings' | 'incomplete'>): void {
+  headers['Server-Timing'] = Object.entries(result.timings)
+    .map(([phase, ms]) => `${phase};dur=${ms.toFixed(1)}`)
+    .join(', ');
+  if (result.incomplete !== undefined) headers['X-Capture-Incomplete'] = result.incomplete.join(', ');
 }

@@ -22,8 +22,15 @@ export const captureErrors = {
   /** The page or a step of the capture failed; `reason` is a short machine-readable word. */
   captureFailed: (reason: string, message: string, cause?: unknown) => new CaptureError('CAPTURE_FAILED', message, { details: { reason }, cause }),
 
+  /** A failure rule the caller set (`fail_on_*`, `fail_if_*`) matched the page; `items` are what matched. */
+  captureRejected: (reason: string, message: string, items: unknown[]) => new CaptureError('CAPTURE_REJECTED', message, { details: { reason, items } }),
+
   timedOut: (budgetMs?: number, cause?: unknown) =>
     new CaptureError('CAPTURE_TIMEOUT', budgetMs === undefined ? 'Capture exceeded its time budget' : `Capture exceeded its time budget of ${budgetMs} ms`, { cause }),
+
+  /** A wait that says when the page is ready (`wait_for_*`, `wait_until`) was not met in time. */
+  waitRanOut: (param: string, waitedMs: number) =>
+    new CaptureError('CAPTURE_TIMEOUT', `${param} was not met within ${waitedMs} ms (best_effort=true captures the page as it is instead)`, { details: { param } }),
 
   clientGone: () => new CaptureError('CAPTURE_FAILED', 'Capture aborted: the client went away', { details: { reason: 'aborted' } }),
 

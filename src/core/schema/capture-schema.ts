@@ -3,6 +3,7 @@ import { FORMATS, type CaptureFormat } from './formats.js';
 import { PAGE_OPTION_PROPERTIES } from './page-option-params.js';
 import { PDF_OPTION_PROPERTIES } from './pdf-params.js';
 import { DOCUMENT_PROPERTIES } from './document-params.js';
+import { READINESS_PROPERTIES } from './readiness-params.js';
 import { DEFAULTS } from '../defaults.js';
 
 export const WAIT_UNTIL = ['load', 'domcontentloaded', 'networkidle0', 'networkidle2'] as const;
@@ -58,6 +59,7 @@ export const CaptureParamsSchema = Type.Object(
     longitude: Type.Optional(Type.Number({ minimum: -180, maximum: 180, description: 'Geolocation longitude (PRO and ENTERPRISE).' })),
     wait_until: Type.Enum([...WAIT_UNTIL], { default: 'domcontentloaded', description: 'When the page counts as ready.' }),
     delay: Type.Integer({ minimum: 0, maximum: 60000, default: 0, description: 'Extra wait in ms after the page is ready and cleaned.' }),
+    ...READINESS_PROPERTIES,
     ...PAGE_OPTION_PROPERTIES,
     pdf_paper: Type.Enum([...PDF_PAPERS], { default: 'A4', description: 'Paper size of a pdf.' }),
     pdf_landscape: Type.Boolean({ default: false, description: 'Print a pdf in landscape orientation.' }),

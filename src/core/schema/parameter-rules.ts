@@ -51,6 +51,9 @@ export function checkCombinations(given: Given, missing: (name: keyof CapturePar
       ['format', 'scenario'],
     );
   }
+  // A best-effort picture may be of an unfinished page: serving it from the cache for a day would
+  // hide that from every later caller.
+  if (given.get('best_effort') === true && given.get('cache') === true) throw incompatible('best_effort captures may be incomplete and are never cached: add cache=false', ['best_effort', 'cache']);
   if (video && given.get('full_page') === true) throw incompatible(`full_page applies to images only, not to format '${format}'`, ['full_page', 'format']);
   const hasLatitude = given.has('latitude');
   if (hasLatitude !== given.has('longitude')) {

@@ -1,5 +1,6 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { EGRESS_REPLY_HEADER } from '../../core/ports.js';
 
 export type Reply = readonly [status: number, body: string];
 
@@ -12,8 +13,6 @@ export const REPLIES = {
   unreachable: [502, 'UPSTREAM_UNREACHABLE'],
 } as const satisfies Record<string, Reply>;
 
-/** Marks responses the proxy wrote itself, for logs and humans reading a capture's HAR. */
-const PROXY_HEADER = 'X-Egress-Proxy';
 
 /** Answers a plain-http request with the proxy's own reply (or drops it if answering began). */
 export function answer(res: ServerResponse, [status, body]: Reply): void {
@@ -22,7 +21,7 @@ export function answer(res: ServerResponse, [status, body]: Reply): void {
     'Content-Type': 'text/plain',
     'Content-Length': Buffer.byteLength(body),
     'Cache-Control': 'no-store',
-    [PROXY_HEADER]: body,
+    [EGRESS_REPLY_HEADER]: body,
   });
   res.end(body);
 }
@@ -32,7 +31,7 @@ export function answerTunnel(socket: Socket, [status, body]: Reply): void {
   const reason = STATUS_CODES[status] ?? '';
   const response =
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-    `${PROXY_HEADER}: ${body}\r\nConnection: close\r\n\r\n${body}`;
+    `${EGRESS_REPLY_HEADER}: ${body}\r\nConnection: close\r\n\r\n${body}`;
   // Server sockets are half-open capable: without the destroy a silent client would keep it.
   socket.end(response, () => socket.destroy());
 }

@@ -51,6 +51,25 @@ describe.each(ADAPTERS)('HTTP contract on %s: capture options', (adapter) => {
     expect(response.headers.get('x-quota-remaining')).toBe(before.headers.get('x-quota-remaining'));
   });
 
+  it('Server-Timing names the queue and every phase; best_effort says which wait ran out, in a header and in JSON', async () => {
+    const plain = await capture(KEYS.pro, {});
+    expect(plain.status).toBe(200);
+    const timing = (plain.headers.get('server-timing') ?? '').split(', ').map((metric) => /^([a-z]+);dur=(\d+\.\d)$/.exec(metric)?.[1]);
+    expect(timing).toEqual(['queue', 'prepare', 'navigate', 'settle', 'capture', 'encode', 'store']);
+    expect(plain.headers.get('x-capture-incomplete')).toBeNull();
+    const partial = await capture(KEYS.pro, { wait_for_hidden: '#box', best_effort: 'true' });
+    expect(partial.status).toBe(200);
+    expect(partial.headers.get('x-capture-incomplete')).toBe('wait_for_hidden');
+    const described = await capture(KEYS.pro, { wait_for_hidden: '#box', best_effort: 'true', response_type: 'json' });
+    expect(await described.json()).toMatchObject({ status: 'completed', incomplete: ['wait_for_hidden'] });
+  });
+
+  it('422 CAPTURE_REJECTED names the rule and what matched', async () => {
+    const response = await capture(KEYS.pro, { fail_if_selector: '#box' });
+    expect(response.status).toBe(422);
+    expect(await response.json()).toEqual({ error: expect.any(String), code: 'CAPTURE_REJECTED', reason: 'selector_present', items: [{ selector: '#box' }] });
+  });
+
   it('400 INVALID_PARAMETER for a selector that is no CSS', async () => {
     const response = await capture(KEYS.pro, { click: 'div[' });
     expect(response.status).toBe(400);
@@ -59,6 +78,7 @@ describe.each(ADAPTERS)('HTTP contract on %s: capture options', (adapter) => {
 
   it.each([
     [{ scripts: 'document.title = "x"' }, { param: 'scripts', required: 'BASIC' }],
+    [{ wait_for_function: 'document.fonts.status === "loaded"' }, { param: 'wait_for_function', required: 'BASIC' }],
     [{ device_scale_factor: '3' }, { param: 'device_scale_factor', required: 'BASIC', max: 2 }],
     [{ format: 'pdf' }, { param: 'format', required: 'BASIC' }],
     [{ format: 'gif' }, { param: 'format', required: 'BASIC' }],
