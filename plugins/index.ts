@@ -3,6 +3,7 @@ import { geolocation } from './geolocation/index.js';
 import { pageOptions } from './page-options/index.js';
 import { pageActions } from './page-actions/index.js';
 import { pageWaits } from './page-waits/index.js';
+import { pageSettle } from './page-settle/index.js';
 import { captureRules } from './capture-rules/index.js';
 import { hideSelectors } from './hide-selectors/index.js';
 import { blockAds, type BlockAdsOptions } from './block-ads/index.js';
@@ -13,7 +14,7 @@ import { scrollScenario } from './scenario-scroll/index.js';
 import { recordScenario } from './scenario-record/index.js';
 import { encodeVideo } from './encode-video/index.js';
 
-export { geolocation, pageOptions, pageWaits, pageActions, captureRules, hideSelectors, blockAds, blockCookies, staticScenario, encodeImage, scrollScenario, recordScenario, encodeVideo };
+export { geolocation, pageOptions, pageSettle, pageWaits, pageActions, captureRules, hideSelectors, blockAds, blockCookies, staticScenario, encodeImage, scrollScenario, recordScenario, encodeVideo };
 export type { BlockAdsOptions, BlockCookiesOptions };
 
 /** What the built-in plugins take from `createCaptureEngine`'s options. */
@@ -39,6 +40,7 @@ export function defaultPlugins(options: DefaultPluginOptions = {}): CapturePlugi
   return [
     geolocation(),
     pageOptions(),
+    pageSettle(),
     blockAds(options.adBlocking),
     blockCookies(options.cookieBanners),
     pageWaits(),

@@ -34,6 +34,7 @@ describe('request schema', () => {
       scroll_by: 1000,
       wait_until: 'domcontentloaded',
       delay: 0,
+      settle: true,
       best_effort: false,
       fail_on_console_error: false,
       fail_on_resource_failed: false,

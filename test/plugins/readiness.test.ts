@@ -115,7 +115,8 @@ describe('best_effort', () => {
 
   it('goes on when the network never goes quiet (a long poll) with wait_until=networkidle0', async () => {
     const result = await capture('/long-poll', { wait_until: 'networkidle0', best_effort: true, timeout: 2000 });
-    expect(result.incomplete).toEqual(['wait_until']);
+    // The settle step, left a quarter of what remained, sees the poll still young: it ran out too.
+    expect(result.incomplete).toEqual(['wait_until', 'settle']);
     expect(near((await decode(result.data as Buffer)).at(100, 50), GREEN)).toBe(true);
   });
 

@@ -8,6 +8,11 @@ const SELECTOR = { minLength: 1, maxLength: 1024 };
  * one request schema.
  */
 export const READINESS_PROPERTIES = {
+  settle: Type.Boolean({
+    default: true,
+    description:
+      'After `wait_until`, wait (at most 3 s, and a quarter of the budget) until the page looks finished: no request in flight (long polls aside), no DOM change or layout shift for a moment, fonts and the images in view loaded, finite animations over.',
+  }),
   wait_for_function: Type.Optional(
     Type.String({ minLength: 1, maxLength: 32 * 1024, description: 'Wait until this JavaScript expression is truthy, or the promise it gives resolves (tiers that allow `scripts`).' }),
   ),
