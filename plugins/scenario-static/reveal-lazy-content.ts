@@ -36,6 +36,7 @@ export async function revealLazyContent(page: Page, budgetMs: number, maxHeight:
   if (!scroll) return page.evaluate(`(${prepareForFullPage.toString()})(${printing}), (${imagesLoaded.toString()})(${budgetMs})`);
   const tracker = trackInflight(page);
   try {
+    await page.evaluate(recordScrollPositions, SCROLL_POSITIONS);
     const viewportHeight = await page.evaluate(prepareForFullPage, printing);
     const step = Math.max(200, Math.floor(viewportHeight * 0.9));
     let y = 0;
@@ -52,7 +53,7 @@ export async function revealLazyContent(page: Page, budgetMs: number, maxHeight:
       await quiet(tracker, BOTTOM_QUIET_MS, left(), signal);
       if ((await pageHeight(page)) <= height || height >= maxHeight) break;
     }
-    await page.evaluate(scrollToAndPaint, 0);
+    await page.evaluate(restoreScrollPositions, SCROLL_POSITIONS);
     await page.evaluate(imagesLoaded, left());
   } finally {
     tracker.detach();
@@ -81,6 +82,40 @@ function prepareForFullPage(printing: boolean): number {
     element.loading = 'eager';
   }
   return window.innerHeight;
+}
+
+/** Where the page keeps the scroll positions from before the reveal, out of the page's way. */
+const SCROLL_POSITIONS = 'capture-engine.scroll-positions';
+
+/**
+ * In the page: where the window and every scrolled or scrollable element stand, so the reveal can
+ * put them back (a side menu that follows the window's scroll must show what it showed).
+ */
+function recordScrollPositions(key: string): void {
+  const elements: [Element, number, number][] = [];
+  for (const element of document.body?.querySelectorAll('*') ?? []) {
+    if (element.scrollTop !== 0 || element.scrollLeft !== 0 || element.scrollHeight > element.clientHeight || element.scrollWidth > element.clientWidth) {
+      elements.push([element, element.scrollTop, element.scrollLeft]);
+    }
+  }
+  Object.defineProperty(window, Symbol.for(key), { value: { x: window.scrollX, y: window.scrollY, elements }, configurable: true });
+}
+
+/**
+ * In the page: the window back where it was, a frame for the page's scroll handlers (which may move
+ * inner elements), then the inner elements back where they were, and a frame for what that starts.
+ */
+async function restoreScrollPositions(key: string): Promise<void> {
+  const frame = (): Promise<void> => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+  const record = (window as unknown as Record<symbol, { x: number; y: number; elements: [Element, number, number][] } | undefined>)[Symbol.for(key)];
+  delete (window as unknown as Record<symbol, unknown>)[Symbol.for(key)];
+  window.scrollTo(record?.x ?? 0, record?.y ?? 0);
+  await frame();
+  if (!record?.elements.length) return;
+  for (const [element, top, left] of record.elements) {
+    if (element.scrollTop !== top || element.scrollLeft !== left) element.scrollTo(left, top);
+  }
+  await frame();
 }
 
 /** In the page: scroll, then wait for a frame so IntersectionObserver and scroll listeners run. */

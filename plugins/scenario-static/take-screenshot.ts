@@ -3,7 +3,8 @@ import sharp, { type OverlayOptions } from 'sharp';
 import type { CaptureContext, ImageArtifact } from '../../src/core/plugin-api.js';
 import type { CaptureParams } from '../../src/core/schema/capture-params.js';
 import { shootUnlessBlank } from './blank-shot.js';
-import { ELEMENT_GRACE_MS, visible } from '../shared/visible-element.js';
+import { elementGraceMs, visible } from '../shared/visible-element.js';
+import { HOLD_RESIZE_KEY } from '../../src/core/resize-hold.js';
 
 type CdpFormat = 'png' | 'jpeg' | 'webp';
 /** Largest side each encoder accepts (libjpeg: 65,500; WebP: 16,383); past them encoders fail or return an empty image. */
@@ -54,7 +55,7 @@ export async function region(ctx: CaptureContext): Promise<ImageArtifact> {
   const { params } = ctx;
   let rect: Rect;
   if (params.selector !== undefined) {
-    const element = await visible(ctx, 'selector', params.selector, ELEMENT_GRACE_MS);
+    const element = await visible(ctx, 'selector', params.selector, elementGraceMs(params));
     await element.scrollIntoViewIfNeeded({ timeout: Math.max(1, ctx.remaining()) });
     rect = await element.evaluate((node) => {
       const box = node.getBoundingClientRect();
@@ -66,7 +67,7 @@ export async function region(ctx: CaptureContext): Promise<ImageArtifact> {
     rect = { x: params.clip_x as number, y: params.clip_y as number, width: params.clip_width as number, height: params.clip_height as number };
   }
   const encoding = encodingFor(ctx);
-  const data = await shoot(ctx.cdp, encoding, rect);
+  const data = await holdingResize(ctx, () => shoot(ctx.cdp, encoding, rect));
   if (data.length === 0) throw new Error('Chromium returned an empty screenshot');
   const scale = scaleOf(params);
   return { kind: 'image', data, encoding: encoding.format, width: Math.round(rect.width * scale), height: Math.round(rect.height * scale) };
@@ -83,18 +84,53 @@ export async function fullPage(ctx: CaptureContext, maxHeight: number): Promise<
   const clippedFrom = height < pageHeight ? pageHeight : undefined;
   const out = { width: Math.round(width * scale), height: Math.round(height * scale) };
 
-  if (out.height <= MAX_TILE) {
-    const data = await shootUnlessBlank(ctx.page, () => shoot(cdp, wanted, { x: 0, y: 0, width, height }));
-    if (data.length > 0) return { kind: 'image', data, encoding: wanted.format, ...out, clippedFrom };
+  // A page that fits the viewport is taken as it is shown: a beyond-viewport shot resizes the
+  // window while it renders, and a page that lays itself out on `resize` may fold (Doxygen's pane).
+  if (pageHeight <= params.viewport_height && height === pageHeight) {
+    const data = await shootUnlessBlank(ctx.page, () => shoot(cdp, wanted));
+    if (data.length > 0) return { kind: 'image', data, encoding: wanted.format, ...out };
   }
-  // Too tall for one render (or the encoder gave up): raw tiles stitched by sharp.
-  const tile = Math.floor(TILE / scale);
-  const tiles: OverlayOptions[] = [];
-  for (let y = 0; y < height; y += tile) {
-    const input = await shoot(cdp, { format: 'png' }, { x: 0, y, width, height: Math.min(tile, height - y) });
-    tiles.push({ input, top: Math.round(y * scale), left: 0 });
+  return holdingResize(ctx, async () => {
+    if (out.height <= MAX_TILE) {
+      const data = await shootUnlessBlank(ctx.page, () => shoot(cdp, wanted, { x: 0, y: 0, width, height }));
+      if (data.length > 0) return { kind: 'image', data, encoding: wanted.format, ...out, clippedFrom };
+    }
+    // Too tall for one render (or the encoder gave up): raw tiles stitched by sharp.
+    const tile = Math.floor(TILE / scale);
+    const tiles: OverlayOptions[] = [];
+    for (let y = 0; y < height; y += tile) {
+      const input = await shoot(cdp, { format: 'png' }, { x: 0, y, width, height: Math.min(tile, height - y) });
+      tiles.push({ input, top: Math.round(y * scale), left: 0 });
+    }
+    return stitch(tiles, out, params.omit_background, clippedFrom);
+  });
+}
+
+/**
+ * Runs beyond-viewport shots with the page's `resize` events held back (see `HOLD_RESIZE_KEY`),
+ * until a frame after the last shot, when Chromium has dispatched the ones the shots caused.
+ */
+async function holdingResize<T>(ctx: CaptureContext, shots: () => Promise<T>): Promise<T> {
+  await ctx.page.evaluate(holdResize, HOLD_RESIZE_KEY);
+  try {
+    return await shots();
+  } finally {
+    await ctx.page.evaluate(releaseResize, HOLD_RESIZE_KEY).catch(() => undefined);
   }
-  const background = params.omit_background ? { r: 0, g: 0, b: 0, alpha: 0 } : '#ffffff';
+}
+
+/** In the page: hold `resize` events back. */
+function holdResize(key: string): void {
+  (window as unknown as Record<symbol, boolean>)[Symbol.for(key)] = true;
+}
+
+/** In the page: after a frame (the held events dispatched), let `resize` events through again. */
+function releaseResize(key: string): Promise<void> {
+  return new Promise((resolve) => requestAnimationFrame(() => setTimeout(() => resolve(void delete (window as unknown as Record<symbol, boolean>)[Symbol.for(key)]), 0)));
+}
+
+async function stitch(tiles: OverlayOptions[], out: { width: number; height: number }, transparent: boolean, clippedFrom: number | undefined): Promise<ImageArtifact> {
+  const background = transparent ? { r: 0, g: 0, b: 0, alpha: 0 } : '#ffffff';
   const data = await sharp({ create: { ...out, channels: 4, background }, limitInputPixels: false })
     .composite(tiles)
     .png({ compressionLevel: 3 })

@@ -1,6 +1,7 @@
 import type { BrowserContext, BrowserContextOptions, CDPSession, Page } from 'playwright-core';
 import { DEFAULTS } from '../core/defaults.js';
 import { RECORD_CHANGES_SCRIPT } from '../core/page-changes.js';
+import { HOLD_RESIZE_SCRIPT } from '../core/resize-hold.js';
 
 const BASE_CONTEXT_OPTIONS: BrowserContextOptions = {
   // The default viewport of the capture parameters, so the common request needs no resize.
@@ -33,7 +34,7 @@ export interface CapturePage {
 export async function openCapturePage(newContext: (options: BrowserContextOptions) => Promise<BrowserContext>, options: BrowserContextOptions): Promise<CapturePage> {
   const context = await newContext({ ...BASE_CONTEXT_OPTIONS, ...options });
   try {
-    await context.addInitScript(INIT_SCRIPT + RECORD_CHANGES_SCRIPT);
+    await context.addInitScript(INIT_SCRIPT + RECORD_CHANGES_SCRIPT + HOLD_RESIZE_SCRIPT);
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
     return { context, page, cdp };
