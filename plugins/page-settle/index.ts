@@ -3,6 +3,7 @@ import type { CaptureContext, CapturePlugin } from '../../src/core/plugin-api.js
 import { stateKey } from '../../src/core/capture-state.js';
 import { abortable, bestEffort, sleep } from '../../src/core/deadline.js';
 import { LAST_CHANGE_KEY } from '../../src/core/page-changes.js';
+import { recordWait } from '../../src/core/page-wait.js';
 
 /** How long the page must stay still (no request, no DOM change, no layout shift) to count as settled. */
 const QUIET_MS = 50;
@@ -50,8 +51,10 @@ export function pageSettle(): CapturePlugin {
           const loads = ctx.state.get(LOADS);
           if (!loads) return;
           const budget = ctx.budget(SETTLE_MAX_MS);
+          const started = performance.now();
           let settled = false;
           await bestEffort(async (signal) => void (settled = await settle(ctx.page, loads, budget, signal)), budget + 250, ctx.signal);
+          recordWait(ctx, 'settle', settled ? 'met' : 'ran_out', started);
           if (!settled && ctx.params.best_effort) ctx.incomplete.push('settle');
         },
       },
@@ -61,16 +64,16 @@ export function pageSettle(): CapturePlugin {
 
 function watchLoads(ctx: CaptureContext): void {
   const { page } = ctx;
-  const loads: Loads = { inflight: new Map(), lastActivity: Date.now() };
+  const loads: Loads = { inflight: new Map(), lastActivity: performance.now() };
   ctx.state.set(LOADS, loads);
   const onRequest = (request: Request): void => {
     // The page's own document is what `wait_until` waits for; its parsing shows in the page's changes.
     if (NEVER_AWAITED.has(request.resourceType()) || (request.isNavigationRequest() && request.frame() === page.mainFrame())) return;
-    loads.inflight.set(request, Date.now());
-    loads.lastActivity = Date.now();
+    loads.inflight.set(request, performance.now());
+    loads.lastActivity = performance.now();
   };
   const onEnd = (request: Request): void => {
-    if (loads.inflight.delete(request)) loads.lastActivity = Date.now();
+    if (loads.inflight.delete(request)) loads.lastActivity = performance.now();
   };
   page.on('request', onRequest);
   page.on('requestfinished', onEnd);
@@ -84,7 +87,7 @@ function watchLoads(ctx: CaptureContext): void {
 
 /** Whether the network has been quiet for QUIET_MS: no request the page waits for in flight, none started or ended. */
 function networkQuiet(loads: Loads): boolean {
-  const now = Date.now();
+  const now = performance.now();
   for (const started of loads.inflight.values()) if (now - started < LONG_REQUEST_MS) return false;
   return now - loads.lastActivity >= QUIET_MS;
 }
@@ -94,14 +97,14 @@ function networkQuiet(loads: Loads): boolean {
  * once, so that a page at rest pays one quiet window at most. True when it settled within `budgetMs`.
  */
 async function settle(page: Page, loads: Loads, budgetMs: number, signal: AbortSignal): Promise<boolean> {
-  const endsAt = Date.now() + budgetMs;
+  const endsAt = performance.now() + budgetMs;
   for (;;) {
-    const still = await abortable(page.evaluate(pageIsStill, { quietMs: QUIET_MS, maxMs: Math.max(0, endsAt - Date.now()), key: LAST_CHANGE_KEY }), signal);
+    const still = await abortable(page.evaluate(pageIsStill, { quietMs: QUIET_MS, maxMs: Math.max(0, endsAt - performance.now()), key: LAST_CHANGE_KEY }), signal);
     if (!still) return false;
     if (networkQuiet(loads)) return true;
     // Loads are still going: wait for them, then watch the page again (they may change it).
     while (!networkQuiet(loads)) {
-      if (Date.now() >= endsAt) return false;
+      if (performance.now() >= endsAt) return false;
       await sleep(10, signal);
     }
   }

@@ -1,23 +1,27 @@
 import type { Locator } from 'playwright-core';
 import type { CaptureContext } from '../../src/core/plugin-api.js';
 import { captureErrors } from '../../src/core/errors/factories.js';
-import { allowedFor } from '../../src/core/schema/capture-params.js';
+import { allowedFor, type CaptureParams } from '../../src/core/schema/capture-params.js';
 
 /**
- * How long `selector` and `click` wait for their element once the page is ready and settled: an
- * element that is not there by then answers 422 at once instead of holding a capture slot for the
- * whole budget. `wait_for_selector` is the way to wait longer.
+ * How long `selector` waits for its element once the page is ready, when the settle step is off:
+ * an element that is not there by then answers 422 at once instead of holding a capture slot for
+ * the whole budget. After the settle step the page is as finished as it gets, so it is looked for
+ * once. `wait_for_selector` is the way to wait longer.
  */
-export const ELEMENT_GRACE_MS = 1_000;
+export function elementGraceMs(params: CaptureParams): number {
+  return params.settle ? 0 : 1_000;
+}
 
 /**
  * The first element matching `selector`, once visible; 422 when it is not within `waitMs` (or
- * the budget), 400 for a bad selector.
+ * the budget; 0 looks once), 400 for a bad selector.
  */
 export async function visible(ctx: CaptureContext, param: 'wait_for_selector' | 'click' | 'selector', selector: string, waitMs = Infinity): Promise<Locator> {
   const element = ctx.page.locator(selector).first();
   try {
-    await element.waitFor({ state: 'visible', timeout: Math.max(1, Math.min(waitMs, ctx.remaining() - 250)) });
+    if (waitMs > 0) await element.waitFor({ state: 'visible', timeout: Math.max(1, Math.min(waitMs, ctx.remaining() - 250)) });
+    else if (!(await element.isVisible())) throw captureErrors.elementNotFound(param, selector);
   } catch (error) {
     if (error instanceof Error && /not a valid selector|Unexpected token|while parsing/i.test(error.message)) {
       throw captureErrors.invalidParameter(param, `Invalid parameter '${param}': '${selector}' is not a valid CSS selector`, allowedFor(param));

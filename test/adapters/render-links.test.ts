@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -35,11 +36,14 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-const cli = (...args: string[]): string => execFileSync(process.execPath, [BUILT_CLI, ...args], { env: { ...process.env, CAPTURE_KEYS_FILE: keysFile }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+// Asynchronous: a CLI run that blocked this process would leave its kept-alive sockets to the
+// service unread, and a request on one the service closed meanwhile fails.
+const run = promisify(execFile);
+const cli = async (...args: string[]): Promise<string> => (await run(process.execPath, [BUILT_CLI, ...args], { env: { ...process.env, CAPTURE_KEYS_FILE: keysFile }, encoding: 'utf8' })).stdout;
 
 /** A key made as an operator makes it: `keys create` prints the key, then its signing secret. */
-function createKey(tier: string, ...flags: string[]): Account {
-  const [key = '', signingSecret = ''] = cli('keys', 'create', '--tier', tier, ...flags).trim().split('\n');
+async function createKey(tier: string, ...flags: string[]): Promise<Account> {
+  const [key = '', signingSecret = ''] = (await cli('keys', 'create', '--tier', tier, ...flags)).trim().split('\n');
   return { key, id: key.slice(0, 'ce_'.length + 8), signingSecret };
 }
 
@@ -50,9 +54,9 @@ describe.skipIf(!isBuilt())('render links and the result cache (npm start)', () 
     ['node', '#12ab34'],
     ['express', '#3456cd'],
   ])('on %s: a signed link gives the image, then hits; bad links give their codes', async (adapter, colour) => {
-    const account = createKey('PRO');
-    const other = createKey('PRO');
-    const signedOnly = createKey('PRO', '--signed-only');
+    const account = await createKey('PRO');
+    const other = await createKey('PRO');
+    const signedOnly = await createKey('PRO', '--signed-only');
     const service: BuiltService = await startBuiltService(adapter, { CAPTURE_KEYS_FILE: keysFile, CAPTURE_ALLOW_PRIVATE_NETWORKS: 'true', CAPTURE_LOG_LEVEL: 'warn' }, ['--storage-dir', path.join(dir, adapter)]);
     try {
       const page = fixtures.url(`/solid?color=${encodeURIComponent(colour)}`);
@@ -145,11 +149,11 @@ describe.skipIf(!isBuilt())('render links and the result cache (npm start)', () 
       expect(pageFetches()).toBe(start + 5);
 
       // `capture-engine link` signs the same link; rotating the signing secret ends every earlier link.
-      const printed = cli('link', page, '--key', account.id, '--signing-secret', account.signingSecret, '--base-url', service.origin, '--viewport-width', '320', '--viewport-height', '200').trim();
+      const printed = (await cli('link', page, '--key', account.id, '--signing-secret', account.signingSecret, '--base-url', service.origin, '--viewport-width', '320', '--viewport-height', '200')).trim();
       const viaCli = await fetch(printed);
       expect([viaCli.status, viaCli.headers.get('x-cache')]).toEqual([200, 'HIT']);
       await viaCli.arrayBuffer();
-      const rotated = cli('keys', 'rotate-signing', account.id).trim();
+      const rotated = (await cli('keys', 'rotate-signing', account.id)).trim();
       expect(rotated).toMatch(/^[A-Za-z0-9_-]{43}$/);
       await until(async () => (await fetch(printed, { method: 'HEAD' })).status === 403, 'the rotation to reach the running service');
       expect(await codeOf(link)).toEqual([403, 'INVALID_SIGNATURE']);
@@ -168,7 +172,7 @@ describe.skipIf(!isBuilt())('render links and the result cache (npm start)', () 
     try {
       redis = await startRedis();
       s3 = await startS3rver();
-      const account = createKey('ENTERPRISE');
+      const account = await createKey('ENTERPRISE');
       const metricsPorts = [await closedPort(), await closedPort()];
       const env = (metricsPort: number): Record<string, string> => ({
         CAPTURE_KEYS_FILE: keysFile,

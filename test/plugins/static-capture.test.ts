@@ -116,9 +116,9 @@ describe('static captures', () => {
     expect(loaded).toBe(LAZY_IMAGES);
   });
 
-  it('networkidle0 waits for a late request; domcontentloaded does not', async () => {
+  it('networkidle0 waits for a late request; domcontentloaded does not (without the settle step, which would)', async () => {
     const url = fixtures.url('/late-resource?ms=700');
-    const early = await decode((await engine.capture({ url, viewport_width: 200, viewport_height: 200 })).data as Buffer);
+    const early = await decode((await engine.capture({ url, settle: false, viewport_width: 200, viewport_height: 200 })).data as Buffer);
     expect(near(early.at(100, 100), '#ff0000')).toBe(true);
     const idle = await decode((await engine.capture({ url, wait_until: 'networkidle0', viewport_width: 200, viewport_height: 200 })).data as Buffer);
     expect(near(idle.at(100, 100), '#00ff00')).toBe(true);
