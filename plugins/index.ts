@@ -5,6 +5,7 @@ import { pageActions } from './page-actions/index.js';
 import { pageWaits } from './page-waits/index.js';
 import { pageSettle } from './page-settle/index.js';
 import { captureRules } from './capture-rules/index.js';
+import { diagnostics } from './diagnostics/index.js';
 import { hideSelectors } from './hide-selectors/index.js';
 import { blockAds, type BlockAdsOptions } from './block-ads/index.js';
 import { blockCookies, type BlockCookiesOptions } from './block-cookies/index.js';
@@ -14,7 +15,7 @@ import { scrollScenario } from './scenario-scroll/index.js';
 import { recordScenario } from './scenario-record/index.js';
 import { encodeVideo } from './encode-video/index.js';
 
-export { geolocation, pageOptions, pageSettle, pageWaits, pageActions, captureRules, hideSelectors, blockAds, blockCookies, staticScenario, encodeImage, scrollScenario, recordScenario, encodeVideo };
+export { geolocation, pageOptions, pageSettle, pageWaits, pageActions, captureRules, diagnostics, hideSelectors, blockAds, blockCookies, staticScenario, encodeImage, scrollScenario, recordScenario, encodeVideo };
 export type { BlockAdsOptions, BlockCookiesOptions };
 
 /** What the built-in plugins take from `createCaptureEngine`'s options. */
@@ -47,6 +48,7 @@ export function defaultPlugins(options: DefaultPluginOptions = {}): CapturePlugi
     pageActions(),
     hideSelectors(),
     captureRules(),
+    diagnostics(),
     staticScenario({ maxFullPageHeight: options.maxFullPageHeight, maxFullPageBytes: options.maxFullPageBytes }),
     encodeImage(),
     scrollScenario(),

@@ -1,22 +1,16 @@
-import type { Page, Request, Response } from 'playwright-core';
+import type { Request, Response } from 'playwright-core';
 import type { CaptureContext, CapturePlugin } from '../../src/core/plugin-api.js';
 import type { CaptureParams } from '../../src/core/schema/capture-params.js';
 import { captureErrors } from '../../src/core/errors/factories.js';
 import { allowedFor } from '../../src/core/schema/capture-params.js';
 import { ignoredDomains, statusRanges, type StatusRange } from '../../src/core/schema/readiness-params.js';
 import { stateKey } from '../../src/core/capture-state.js';
-import { EGRESS_REPLY_HEADER } from '../../src/core/ports.js';
 import { trackInflight, type InflightTracker } from '../../src/core/network-idle.js';
 import { bestEffort } from '../../src/core/deadline.js';
+import { ABORTED, BLOCKED_BY_CLIENT, BROWSER_LOAD_ERROR, egressRefusal, isMainDocument } from '../shared/request-outcomes.js';
 
 /** Most offending items a refusal lists (and a capture keeps) of each kind. */
 const MAX_ITEMS = 20;
-
-/** Failures that are no fault of the page: blocked by `block_ads`, or given up by the page itself. */
-const NOT_A_FAILURE = /ERR_BLOCKED_BY_CLIENT|ERR_ABORTED/;
-
-/** What Chromium itself logs as a console error for a resource that failed to load. */
-const BROWSER_LOAD_ERROR = /^Failed to load resource: /;
 
 /** Longest the resource rules wait for the loads already started (fonts, images) to end. */
 const LOADS_SETTLE_MS = 3_000;
@@ -66,14 +60,15 @@ function watchPage(ctx: CaptureContext): void {
   const onResponse = (response: Response): void => {
     if (isMainDocument(page, response.request())) return;
     // The egress guard's own answer: the resource was never reached.
-    const refusal = response.headers()[EGRESS_REPLY_HEADER.toLowerCase()];
+    const refusal = egressRefusal(response);
     if (refusal !== undefined) return void add(seen.failures, { url: response.url(), error: refusal });
     const status = response.status();
     if (inRanges(status, ranges) && !isIgnored(response.url(), ignored)) add(seen.statuses, { url: response.url(), status });
   };
   const onFailed = (request: Request): void => {
     const error = request.failure()?.errorText ?? 'failed';
-    if (isMainDocument(page, request) || NOT_A_FAILURE.test(error)) return;
+    // Failures that are no fault of the page: blocked by `block_ads`, or given up by the page itself.
+    if (isMainDocument(page, request) || BLOCKED_BY_CLIENT.test(error) || ABORTED.test(error)) return;
     add(seen.failures, { url: request.url(), error });
   };
   page.on('console', onConsole);
@@ -154,10 +149,6 @@ async function inspectContent({ page, params }: CaptureContext): Promise<{ conta
     if (result === 'invalid') throw captureErrors.invalidParameter(param, `Invalid parameter '${param}': '${params[param]}' is not a valid CSS selector`, allowedFor(param));
   }
   return { contains: found.contains, present: found.present === true, missing: found.missing === true };
-}
-
-function isMainDocument(page: Page, request: Request): boolean {
-  return request.isNavigationRequest() && request.frame() === page.mainFrame();
 }
 
 function inRanges(status: number, ranges: readonly StatusRange[]): boolean {

@@ -2,7 +2,8 @@ import { createReadStream } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { FORMATS, type CaptureFormat } from './schema/formats.js';
-import type { EncodedOutput, PageMetadata, Phase } from './plugin-api.js';
+import type { EncodedOutput, PageMetadata, Phase, StoredOutput } from './plugin-api.js';
+import type { CaptureDiagnostics } from './diagnostics.js';
 
 /** What `engine.capture()` returns. Images live in memory; videos in a temporary file until disposed. */
 export interface CaptureResult {
@@ -27,6 +28,10 @@ export interface CaptureResult {
   incomplete?: string[];
   /** Milliseconds the capture spent waiting for a browser (`queue`) and in each phase. */
   timings: PhaseTimings;
+  /** With `diagnostics: true`: what the page did (console, requests, redirects, waits). */
+  diagnostics?: CaptureDiagnostics;
+  /** Files stored beside the output (`har`), by name: where each is served and its storage key. */
+  sidecars?: Record<string, { key: string; url: string }>;
   /** The bytes, for images (videos: use `stream()` or `buffer()`). */
   data?: Buffer;
   /** The temporary file of a video, until `dispose()`. */
@@ -43,13 +48,14 @@ export type PhaseTimings = Partial<Record<Phase | 'queue', number>>;
 /** What a finished run hands over: the output, where it was stored, what the page said, how long each phase took. */
 export interface RunOutcome {
   output: EncodedOutput;
-  stored?: { key: string; url: string };
+  stored?: StoredOutput;
   metadata?: PageMetadata;
   incomplete: string[];
   timings: PhaseTimings;
+  diagnostics?: CaptureDiagnostics;
 }
 
-export function toCaptureResult(id: string, { output, stored, metadata, incomplete, timings }: RunOutcome, onDispose: () => void): CaptureResult {
+export function toCaptureResult(id: string, { output, stored, metadata, incomplete, timings, diagnostics }: RunOutcome, onDispose: () => void): CaptureResult {
   const { data, path } = output;
   let disposed = false;
   return {
@@ -66,6 +72,8 @@ export function toCaptureResult(id: string, { output, stored, metadata, incomple
     ...(metadata ? { page: metadata } : {}),
     ...(incomplete.length > 0 ? { incomplete } : {}),
     timings,
+    ...(diagnostics ? { diagnostics } : {}),
+    ...(stored?.sidecars ? { sidecars: stored.sidecars } : {}),
     data,
     path,
     stream: () => (data ? Readable.from([data]) : createReadStream(path as string)),

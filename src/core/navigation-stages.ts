@@ -8,7 +8,7 @@ import { toCaptureError } from './errors/to-capture-error.js';
 import type { CaptureError } from './errors/catalogue.js';
 import type { Request, Response, Route } from 'playwright-core';
 import { assetFor, DOCUMENT_ORIGIN, type CaptureDocument } from './document/capture-document.js';
-import { pageWait } from './page-wait.js';
+import { pageWait, recordWait } from './page-wait.js';
 
 /** Quiet time that makes the network count as idle, as in Puppeteer. */
 const NETWORK_IDLE_MS = 500;
@@ -71,6 +71,7 @@ async function navigate(ctx: CaptureContext, egress: EgressGuard): Promise<void>
   page.on('response', onResponse);
   try {
     const waitUntil = params.wait_until === 'load' ? 'load' : 'domcontentloaded';
+    const started = performance.now();
     const response = await abortable(page.goto(ctx.target, { waitUntil, timeout: 0 }), ctx.signal).catch((error: unknown) => {
       throw refusal() ?? toCaptureError(error, { url: hops.at(-1) });
     });
@@ -79,6 +80,7 @@ async function navigate(ctx: CaptureContext, egress: EgressGuard): Promise<void>
     ctx.response = response ? { status: response.status(), url: response.url() } : null;
     if (params.fail_on_http_error && ctx.response && ctx.response.status >= 400) throw captureErrors.httpStatus(ctx.response.status);
     if (tracker && idleLimit !== undefined) await pageWait(ctx, 'wait_until', (_timeoutMs, signal) => tracker.waitForIdle(idleLimit, NETWORK_IDLE_MS, signal));
+    else recordWait(ctx, 'wait_until', 'met', started);
   } finally {
     page.off('request', onRequest);
     page.off('response', onResponse);

@@ -1,4 +1,5 @@
 import type { CaptureContext } from './plugin-api.js';
+import type { WaitOutcome } from './diagnostics.js';
 import { abortable, createDeadline } from './deadline.js';
 import { CaptureError } from './errors/catalogue.js';
 import { captureErrors } from './errors/factories.js';
@@ -16,15 +17,23 @@ const BEST_EFFORT_WAIT_SHARE = 0.75;
 export async function pageWait(ctx: CaptureContext, name: string, wait: (timeoutMs: number, signal: AbortSignal) => Promise<unknown>): Promise<void> {
   const timeoutMs = Math.max(1, ctx.params.best_effort ? Math.floor(ctx.remaining() * BEST_EFFORT_WAIT_SHARE) : ctx.remaining());
   const local = createDeadline(timeoutMs, ctx.signal);
+  const started = performance.now();
   try {
     await abortable(wait(timeoutMs, local.signal), local.signal);
+    recordWait(ctx, name, 'met', started);
   } catch (error) {
     if (ctx.signal.aborted || !(local.signal.aborted || ranOut(error))) throw error;
     if (!ctx.params.best_effort) throw error instanceof CaptureError && error.code === 'ELEMENT_NOT_FOUND' ? error : captureErrors.waitRanOut(name, timeoutMs);
+    recordWait(ctx, name, 'ran_out', started);
     ctx.incomplete.push(name);
   } finally {
     local.dispose();
   }
+}
+
+/** Notes how a wait that began at `started` (`performance.now()`) ended, for the diagnostics. */
+export function recordWait(ctx: CaptureContext, name: string, outcome: WaitOutcome['outcome'], started: number): void {
+  ctx.waits.push({ name, outcome, ms: Math.round(performance.now() - started) });
 }
 
 /** A wait's own way of saying it ran out: Playwright's timeout, or no element in time. */

@@ -3,6 +3,7 @@ import type { CaptureParams } from './schema/capture-params.js';
 import type { Logger } from './logger.js';
 import type { CaptureState } from './capture-state.js';
 import type { CaptureDocument } from './document/capture-document.js';
+import type { CaptureDiagnostics, Sidecar, WaitOutcome } from './diagnostics.js';
 
 export { stateKey, CaptureState, type StateKey } from './capture-state.js';
 
@@ -63,6 +64,13 @@ export interface PageMetadata {
   og_image: string | null;
 }
 
+/** Where a capture's file went in storage, and its sidecars by name. */
+export interface StoredOutput {
+  key: string;
+  url: string;
+  sidecars?: Record<string, { key: string; url: string }>;
+}
+
 /** One state object per capture, handed to every stage. */
 export interface CaptureContext {
   readonly id: string;
@@ -87,10 +95,16 @@ export interface CaptureContext {
   output?: EncodedOutput;
   /** What the page says about itself, when `metadata` was asked for. */
   metadata?: PageMetadata;
-  /** The stored file's key and where it is served, when `store` ran. */
-  stored?: { key: string; url: string };
+  /** The stored file's key and where it is served, when `store` ran; `sidecars`, theirs by name. */
+  stored?: StoredOutput;
   /** With `best_effort`: the waits that ran out (their parameters), in order; the capture went on without them. */
   readonly incomplete: string[];
+  /** How each wait for the page ended, in order (see `pageWait`). */
+  readonly waits: WaitOutcome[];
+  /** What `diagnostics=true` reports, once a stage has gathered it. */
+  diagnostics?: CaptureDiagnostics;
+  /** Files made beside the output, stored next to it. */
+  readonly sidecars: Sidecar[];
   /** State stages share within this capture, under typed keys made with `stateKey<T>(name)`. */
   readonly state: CaptureState;
   /** Registers a cleanup; cleanups run in reverse order when the capture ends, whatever happened. */

@@ -49,6 +49,8 @@ export async function runCapture({ id, params, document, deadline, lease, pipeli
     cdp: lease.cdp,
     state: initialState(lease.attachment),
     incomplete: [],
+    waits: [],
+    sidecars: [],
     defer: (cleanup) => cleanups.push(cleanup),
     warn: (message, error) => log.warn({ captureId: id, error: error === undefined ? undefined : String(error) }, message),
   };
@@ -71,7 +73,7 @@ export async function runCapture({ id, params, document, deadline, lease, pipeli
     }
     if (!ctx.output) throw captureErrors.internal(`No stage produced a ${FORMATS[params.format].extension} output`);
     handedOver = true;
-    return { output: ctx.output, stored: ctx.stored, metadata: ctx.metadata, incomplete: ctx.incomplete, timings };
+    return { output: ctx.output, stored: ctx.stored, metadata: ctx.metadata, incomplete: ctx.incomplete, timings, diagnostics: ctx.diagnostics };
   } finally {
     if (!handedOver && ctx.output?.path) cleanups.push(() => rm(ctx.output?.path as string, { force: true }));
     if (!(await runCleanups(cleanups.reverse(), ctx.warn))) lease.abandon();

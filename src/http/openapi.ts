@@ -161,6 +161,26 @@ export function buildOpenApiDocument(routes: RouteTable): Record<string, unknown
             id: { type: 'string' },
             clipped_from: { type: 'integer', description: 'Height of the page in px when the full-page image was cut shorter' },
             incomplete: { type: 'array', items: { type: 'string' }, description: '`best_effort=true`: the waits that ran out' },
+            diagnostics: {
+              type: 'object',
+              description: '`diagnostics=true`: what the page did; values of `headers` and `cookies` redacted',
+              properties: {
+                document: { type: 'object', properties: { url: { type: ['string', 'null'] }, status: { type: ['integer', 'null'] }, timing: { type: 'object', additionalProperties: { type: 'number' } } } },
+                redirects: { type: 'array', items: { type: 'object', properties: { url: { type: 'string' }, status: { type: 'integer' } } } },
+                console: { type: 'array', items: { type: 'object', properties: { type: { type: 'string' }, text: { type: 'string' } } } },
+                requests: {
+                  type: 'object',
+                  properties: {
+                    total: { type: 'integer' },
+                    failed: { type: 'array', items: { type: 'object', properties: { url: { type: 'string' }, error: { type: 'string' } } } },
+                    blocked: { type: 'array', items: { type: 'object', properties: { url: { type: 'string' }, reason: { type: 'string' } } } },
+                    counts: { type: 'object', properties: { finished: { type: 'integer' }, failed: { type: 'integer' }, blocked: { type: 'integer' } } },
+                  },
+                },
+                waits: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, outcome: { enum: ['met', 'ran_out'] }, ms: { type: 'integer' } } } },
+              },
+            },
+            har_url: { type: 'string', description: `\`har=true\`: relative url of the HAR 1.2 of the page load, under ${routes.filesPrefix}` },
           },
         },
         CaptureQueued: {

@@ -21,12 +21,15 @@ export function errorResponse(error: unknown, headers: Record<string, string>, l
 /** The `response_type=json` answer: where a stored capture is served, and what it is. */
 export function storedCaptureJson(
   headers: Record<string, string>,
-  capture: { url?: string; size: number; format: string; id: string; clippedFrom?: number; page?: unknown; incomplete?: string[] },
+  capture: { url?: string; size: number; format: string; id: string; clippedFrom?: number; page?: unknown; incomplete?: string[]; diagnostics?: unknown; sidecarUrls?: Record<string, string> },
 ): HttpResponse {
   const clipped = capture.clippedFrom === undefined ? {} : { clipped_from: capture.clippedFrom };
   const page = capture.page === undefined ? {} : { page: capture.page };
   const incomplete = capture.incomplete === undefined ? {} : { incomplete: capture.incomplete };
-  return json(200, headers, { url: capture.url, size: capture.size, format: capture.format.toUpperCase(), status: 'completed', id: capture.id, ...clipped, ...page, ...incomplete });
+  const diagnostics = capture.diagnostics === undefined ? {} : { diagnostics: capture.diagnostics };
+  // Each file stored beside the capture as `<name>_url` (`har_url`).
+  const sidecars = Object.fromEntries(Object.entries(capture.sidecarUrls ?? {}).map(([name, url]) => [`${name}_url`, url]));
+  return json(200, headers, { url: capture.url, size: capture.size, format: capture.format.toUpperCase(), status: 'completed', id: capture.id, ...clipped, ...page, ...incomplete, ...diagnostics, ...sidecars });
 }
 
 /** The headers of a captured file answered whole: its type, length, name, id and any cut. */
@@ -51,7 +54,8 @@ export async function captureResponse(result: CaptureResult, asJson: boolean, he
   setRunHeaders(headers, result);
   if (asJson) {
     await result.dispose();
-    return storedCaptureJson(headers, { ...result, url: result.storageKey === undefined ? result.url : fileUrl(result.storageKey) });
+    const sidecarUrls = result.sidecars && Object.fromEntries(Object.entries(result.sidecars).map(([name, { key }]) => [name, fileUrl(key)]));
+    return storedCaptureJson(headers, { ...result, url: result.storageKey === undefined ? result.url : fileUrl(result.storageKey), sidecarUrls });
   }
   setFileHeaders(headers, result);
   headers['Cache-Control'] = 'no-store';

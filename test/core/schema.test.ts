@@ -38,6 +38,8 @@ describe('request schema', () => {
       best_effort: false,
       fail_on_console_error: false,
       fail_on_resource_failed: false,
+      diagnostics: false,
+      har: false,
       dark_mode: false,
       reduced_motion: false,
       omit_background: false,

@@ -31,7 +31,10 @@ export function isImageFormat(format: CaptureFormat): format is ImageFormat {
   return FORMATS[format].kind === 'image';
 }
 
-const BY_EXTENSION = new Map<string, string>(ALL.map((format) => [FORMATS[format].extension, FORMATS[format].contentType]));
+/** The files stored beside a capture (see `Sidecar`): a HAR is JSON. */
+const SIDECAR_TYPES: [string, string][] = [['har', 'application/json']];
+
+const BY_EXTENSION = new Map<string, string>([...ALL.map((format): [string, string] => [FORMATS[format].extension, FORMATS[format].contentType]), ...SIDECAR_TYPES]);
 
 /** Content type from a stored file's name; unknown extensions are served as opaque bytes. */
 export function contentTypeOf(name: string): string {

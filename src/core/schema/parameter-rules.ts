@@ -54,6 +54,12 @@ export function checkCombinations(given: Given, missing: (name: keyof CapturePar
   // A best-effort picture may be of an unfinished page: serving it from the cache for a day would
   // hide that from every later caller.
   if (given.get('best_effort') === true && given.get('cache') === true) throw incompatible('best_effort captures may be incomplete and are never cached: add cache=false', ['best_effort', 'cache']);
+  for (const report of ['diagnostics', 'har'] as const) {
+    if (given.get(report) !== true) continue;
+    if (given.get('response_type') !== 'json') throw incompatible(`${report} is answered in the JSON result: add response_type=json`, [report, 'response_type']);
+    // A cached answer would report another capture's page.
+    if (given.get('cache') === true) throw incompatible(`${report} describes this capture's page and is never cached: add cache=false`, [report, 'cache']);
+  }
   if (video && given.get('full_page') === true) throw incompatible(`full_page applies to images only, not to format '${format}'`, ['full_page', 'format']);
   const hasLatitude = given.has('latitude');
   if (hasLatitude !== given.has('longitude')) {

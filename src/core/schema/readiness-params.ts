@@ -3,9 +3,9 @@ import Type from 'typebox';
 const SELECTOR = { minLength: 1, maxLength: 1024 };
 
 /**
- * When a page counts as ready beyond `wait_until`, and when a capture is refused for what the page
- * did: the explicit waits, the per-request budget, best effort, and the failure rules. Part of the
- * one request schema.
+ * When a page counts as ready beyond `wait_until`, when a capture is refused for what the page
+ * did, and what it reports about the page: the explicit waits, the per-request budget, best effort,
+ * the failure rules, diagnostics and the HAR. Part of the one request schema.
  */
 export const READINESS_PROPERTIES = {
   settle: Type.Boolean({
@@ -36,6 +36,15 @@ export const READINESS_PROPERTIES = {
   fail_if_content_contains: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'Refuse a page whose visible text contains this text.' })),
   fail_if_selector: Type.Optional(Type.String({ ...SELECTOR, description: 'Refuse a page where an element matches this CSS selector.' })),
   fail_if_selector_missing: Type.Optional(Type.String({ ...SELECTOR, description: 'Refuse a page where no element matches this CSS selector.' })),
+  diagnostics: Type.Boolean({
+    default: false,
+    description:
+      'With `response_type=json`: add `diagnostics`, what the page did (console messages and errors, failed and blocked requests, redirects, the document\'s status and timing, how each wait ended). Values of `headers` and `cookies` are redacted.',
+  }),
+  har: Type.Boolean({
+    default: false,
+    description: 'With `response_type=json`: store a HAR 1.2 of the page load beside the file (bodies omitted) and answer its URL as `har_url`. Values of `headers` and `cookies` are redacted.',
+  }),
 };
 
 /** An inclusive range of HTTP statuses. */

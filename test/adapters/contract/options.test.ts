@@ -64,6 +64,20 @@ describe.each(ADAPTERS)('HTTP contract on %s: capture options', (adapter) => {
     expect(await described.json()).toMatchObject({ status: 'completed', incomplete: ['wait_for_hidden'] });
   });
 
+  it('diagnostics and har answer in JSON: what the page did, and a HAR served beside the file', async () => {
+    const response = await capture(KEYS.pro, { diagnostics: 'true', har: 'true', response_type: 'json' });
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(body.diagnostics).toMatchObject({ document: { url: fixtures.url('/box'), status: 200 }, redirects: [], console: [], requests: { failed: [], blocked: [] } });
+    expect(body.har_url).toBe(body.url.replace(/\.png$/, '-har.har'));
+    const har = await fetch(`${apps.get(adapter)?.origin}${body.har_url}`, { headers: { 'X-API-Key': KEYS.pro } });
+    expect(har.headers.get('content-type')).toMatch(/^application\/json/);
+    expect((await har.json()).log.entries.map((entry: { request: { url: string } }) => entry.request.url)).toContain(fixtures.url('/box'));
+    const refused = await capture(KEYS.pro, { diagnostics: 'true' });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS' });
+  });
+
   it('422 CAPTURE_REJECTED names the rule and what matched', async () => {
     const response = await capture(KEYS.pro, { fail_if_selector: '#box' });
     expect(response.status).toBe(422);
