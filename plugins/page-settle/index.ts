@@ -117,12 +117,12 @@ async function settle(page: Page, loads: Loads, budgetMs: number, signal: AbortS
  */
 async function pageIsStill({ quietMs, maxMs, key }: { quietMs: number; maxMs: number; key: string }): Promise<boolean> {
   const started = performance.now();
-  let observed = started;
-  const mutations = new MutationObserver(() => void (observed = performance.now()));
-  mutations.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
   const recorded = (): number | undefined => (window as unknown as Record<symbol, number | undefined>)[Symbol.for(key)];
-  const lastChange = (): number => Math.max(observed, recorded() ?? started);
-  if (recorded() !== undefined) observed = 0;
+  // The engine's pages carry the record; a page of another pool is watched from now on.
+  let observed = started;
+  const mutations = recorded() === undefined ? new MutationObserver(() => void (observed = performance.now())) : undefined;
+  mutations?.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  const lastChange = (): number => recorded() ?? observed;
   const inViewport = (element: Element): boolean => {
     const box = element.getBoundingClientRect();
     return box.bottom > 0 && box.right > 0 && box.top < innerHeight && box.left < innerWidth && box.width > 0 && box.height > 0;
@@ -143,6 +143,6 @@ async function pageIsStill({ quietMs, maxMs, key }: { quietMs: number; maxMs: nu
       await new Promise((resolve) => setTimeout(resolve, Math.max(10, Math.min(quietMs, quietMs - quietFor))));
     }
   } finally {
-    mutations.disconnect();
+    mutations?.disconnect();
   }
 }
