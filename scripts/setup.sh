@@ -43,5 +43,5 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 npm ci --no-audit --no-fund
 npm run build
 # Real documentation pages the fidelity tests capture (downloaded, unpacked, never installed).
-bash scripts/fetch-real-pages.sh nodejs-doc
+bash scripts/fetch-real-pages.sh nodejs-doc pdfjs=libjs-pdf,pdf.js-common
 echo "setup: done ($(chromium --version 2>/dev/null || echo chromium), $(ffmpeg -version 2>/dev/null | head -1 | cut -d' ' -f1-3))"

@@ -1,30 +1,36 @@
 // The default settle step (issue 25): what it costs on a page at rest, and what it buys on pages
 // that finish drawing after they load.
 //
-//   node settle/settle.js [--quick] [--iterations=N] [--burst=N]
+//   node settle/settle.js [--quick] [--iterations=N] [--burst=N] [--before=ENTRY]
 //
 // One engine (the built package, ../dist), captures with `settle` on (the default) and off:
 // - at rest: the simple page one at a time, on and off interleaved, each once the process tree is
 //   quiet: p50 and p95 in ms; then bursts of `burst` captures with 4 in flight: captures/s, best of 2;
-// - complete: pages that finish after `domcontentloaded` (data fetched by the page or by a worker,
-//   a fade-in, a slow image in view, a spinner replaced by fetched content), each captured with the
-//   defaults, with settle=false, and patiently (network idle, then 2 s): the share of pages whose
-//   default capture is pixel for pixel the patient one.
+// - complete: the issue's fixture pages (fixtures/late-pages: data fetched by the page or by a
+//   worker, a fade-in, a slow image, a spinner, a tree from scripts loaded on demand, formulas
+//   typeset after load, a side menu following the scroll, a pane folding on resize, a page assigning
+//   window.print), each captured with the defaults, with settle=false, and patiently (network
+//   idle, then 2 s): the share of pages whose capture is pixel for pixel the patient one.
+//   `--before=ENTRY` (the dist/src/index.js of an earlier build, e.g. a worktree of the commit
+//   before the issue) adds that engine's default captures of the same pages.
 // Prints markdown tables; the numbers of a run go to results/settle.md by hand.
 
 import http from 'node:http';
 import sharp from 'sharp';
+import { pathToFileURL } from 'node:url';
 import { loadEngine, missing } from '../lib/dist.js';
 import { readOptions } from '../lib/cli-options.js';
 import { percentile, rotate } from '../lib/stats.js';
 import { markdownTable } from '../lib/tables.js';
 import { waitQuiet } from '../lib/wait-quiet.js';
 import { PAGES } from '../lib/fixture-pages.js';
+import { LATE_PAGES, SLOW_MS, serveLatePages } from '../../fixtures/late-pages/pages.js';
 
 const opts = readOptions(import.meta.url, {
   quick: { flag: true, env: 'BENCH_QUICK' },
   iterations: { env: 'BENCH_ITERATIONS' },
   burst: { env: 'BENCH_BURST' },
+  before: { env: 'BENCH_SETTLE_BEFORE' },
 });
 const QUICK = opts.flag('quick');
 const cfg = { iterations: opts.number('iterations', QUICK ? 8 : 30), burst: opts.number('burst', QUICK ? 12 : 40) };
@@ -36,34 +42,11 @@ if (problem) {
   process.exit(1);
 }
 
-const RED = '#ff0000';
-const GREEN = '#00ff00';
-const page = (body) => `<!doctype html><body style="margin:0;height:100vh;background:${RED}">${body}</body>`;
-/** Pages that look finished only some time after `domcontentloaded`. */
-const LATE_PAGES = {
-  '/filled-by-fetch': page(`<script>fetch('/slow-data').then((r) => r.json()).then(({ colour }) => (document.body.style.background = colour));</script>`),
-  '/filled-by-worker': page(`<script>new Worker('/fill-worker.js').onmessage = (event) => (document.body.style.background = event.data);</script>`),
-  '/fades-in': page(`<style>@keyframes show { from { opacity: 0 } to { opacity: 1 } }</style><div style="position:fixed;inset:0;background:${GREEN};animation:show 600ms linear"></div>`),
-  '/slow-image': page(`<img src="/slow-image.svg" style="position:fixed;inset:0;width:100%;height:100%">`),
-  '/spinner-then-content': page(
-    `<div id="spinner">Loading...</div><script>fetch('/slow-data').then((r) => r.json()).then(({ colour }) => { spinner.remove(); document.body.insertAdjacentHTML('beforeend', '<main style="height:100vh;background:' + colour + '">Results</main>'); });</script>`,
-  ),
-};
-const SLOW = {
-  '/slow-data': { type: 'application/json', body: JSON.stringify({ colour: GREEN }) },
-  '/fill-worker.js': { type: 'text/javascript', body: "fetch('/slow-data').then((r) => r.json()).then((data) => postMessage(data.colour));" },
-  '/slow-image.svg': { type: 'image/svg+xml', body: `<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10" fill="${GREEN}"/></svg>` },
-};
-/** How long the slow answers take: as a search index, a chart's series or a big image do. */
-const SLOW_MS = 400;
-
 async function startServer() {
   const server = http.createServer((req, res) => {
     const path = new URL(req.url, 'http://x').pathname;
-    const send = (type, body, delay = 0) => setTimeout(() => res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' }).end(body), delay);
-    if (PAGES[path]) return send(PAGES[path].type, PAGES[path].body);
-    if (LATE_PAGES[path]) return send('text/html; charset=utf-8', LATE_PAGES[path]);
-    if (SLOW[path]) return send(SLOW[path].type, SLOW[path].body, path === '/fill-worker.js' ? 0 : SLOW_MS);
+    if (serveLatePages(res, path)) return;
+    if (PAGES[path]) return res.writeHead(200, { 'content-type': PAGES[path].type, 'cache-control': 'no-store' }).end(PAGES[path].body);
     res.writeHead(404).end();
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -103,18 +86,26 @@ async function main() {
     }
 
     const pixels = async (result) => (await sharp(await result.buffer()).raw().toBuffer()).toString('base64');
+    const before = opts.text('before') ? await import(pathToFileURL(opts.text('before')).href) : undefined;
+    const earlier = before && (await before.createCaptureEngine({ concurrency: 1, log: before.silentLogger, allowPrivateNetworks: true }));
     const complete = [];
-    for (const path of Object.keys(LATE_PAGES)) {
-      const patient = await pixels(await shot(path, { settle: false, wait_until: 'networkidle0', delay: 2000 }));
-      const row = { path };
-      for (const [name, mode] of Object.entries(MODES)) {
-        const started = performance.now();
-        const result = await shot(path, mode);
-        row[`${name} ms`] = performance.now() - started;
-        row[name] = (await pixels(result)) === patient;
+    try {
+      for (const { path, params } of LATE_PAGES) {
+        const patient = await pixels(await shot(path, { ...params, settle: false, wait_until: 'networkidle0', delay: 2000 }));
+        const row = { path };
+        const contenders = Object.entries(MODES).map(([name, mode]) => [name, () => shot(path, { ...params, ...mode })]);
+        if (earlier) contenders.push(['before', () => earlier.capture({ url: server.url(path), viewport_width: 1280, viewport_height: 720, ...params })]);
+        for (const [name, take] of contenders) {
+          const started = performance.now();
+          const result = await take();
+          row[`${name} ms`] = performance.now() - started;
+          row[name] = (await pixels(result)) === patient;
+        }
+        log(JSON.stringify(row));
+        complete.push(row);
       }
-      log(JSON.stringify(row));
-      complete.push(row);
+    } finally {
+      await earlier?.close();
     }
     report(latency, throughput, complete);
   } finally {
@@ -133,15 +124,17 @@ function report(latency, throughput, complete) {
       { align: 'lrrr' },
     ),
   );
-  console.log('\n### Pages that finish after they load: the same pixels as a patient capture (network idle, then 2 s)?\n');
+  const columns = ['on', 'off', ...(complete[0]?.before === undefined ? [] : ['before'])];
+  const titles = { on: 'settle on', off: 'settle off', before: 'before (--before)' };
+  console.log(`\n### The issue's fixture pages: the same pixels as a patient capture (network idle, then 2 s)? Slow parts take ${SLOW_MS} ms\n`);
   console.log(
     markdownTable(
-      ['page', 'settle on', 'ms', 'settle off', 'ms'],
+      ['page', ...columns.flatMap((name) => [titles[name], 'ms'])],
       [
-        ...complete.map((row) => [row.path, row.on ? 'yes' : 'no', ms(row['on ms']), row.off ? 'yes' : 'no', ms(row['off ms'])]),
-        ['**complete**', `${complete.filter((row) => row.on).length} of ${complete.length}`, '', `${complete.filter((row) => row.off).length} of ${complete.length}`, ''],
+        ...complete.map((row) => [row.path, ...columns.flatMap((name) => [row[name] ? 'yes' : 'no', ms(row[`${name} ms`])])]),
+        ['**complete**', ...columns.flatMap((name) => [`${complete.filter((row) => row[name]).length} of ${complete.length}`, ''])],
       ],
-      { align: 'lcrcr' },
+      { align: `l${'cr'.repeat(columns.length)}` },
     ),
   );
 }

@@ -2,7 +2,7 @@ import type { Page, Request } from 'playwright-core';
 import type { CaptureContext, CapturePlugin } from '../../src/core/plugin-api.js';
 import { stateKey } from '../../src/core/capture-state.js';
 import { abortable, bestEffort, sleep } from '../../src/core/deadline.js';
-import { LAST_CHANGE_KEY } from '../../src/core/page-changes.js';
+import { LAST_CHANGE_KEY, type PageChangeRecord } from '../../src/core/page-changes.js';
 import { recordWait } from '../../src/core/page-wait.js';
 
 /** How long the page must stay still (no request, no DOM change, no layout shift) to count as settled. */
@@ -27,7 +27,8 @@ const LOADS = stateKey<Loads>('page-settle.loads');
 /**
  * The default wait for a page to look finished, after `wait_until` and before the caller's own
  * waits (`settle=false` turns it off): no request in flight (long polls, streams and beacons aside),
- * no DOM change and no layout shift for a moment, web fonts loaded, the images in the viewport
+ * no DOM change and no layout shift for a moment, no timer the page set while drawing itself
+ * pending (a status box cleared after typesetting), web fonts loaded, the images in the viewport
  * loaded, finite CSS animations and transitions over. Bounded: a page that never stills (a ticking
  * clock drawn by script) is captured as it is once the step's time is up.
  */
@@ -112,22 +113,24 @@ async function settle(page: Page, loads: Loads, budgetMs: number, signal: AbortS
 
 /**
  * In the page: resolves true once nothing in the document has changed for `quietMs` (as recorded
- * under `key` since the document started, or from now on if the record is missing), fonts are
- * loaded, the images in the viewport are loaded and no finite animation runs; false after `maxMs`.
+ * under `key` since the document started, or from now on if the record is missing), no timer the
+ * page set while drawing itself is pending, fonts are loaded, the images in the viewport are loaded
+ * and no finite animation runs; false after `maxMs`.
  */
 async function pageIsStill({ quietMs, maxMs, key }: { quietMs: number; maxMs: number; key: string }): Promise<boolean> {
   const started = performance.now();
-  const recorded = (): number | undefined => (window as unknown as Record<symbol, number | undefined>)[Symbol.for(key)];
+  const record = (window as unknown as Record<symbol, PageChangeRecord | undefined>)[Symbol.for(key)];
   // The engine's pages carry the record; a page of another pool is watched from now on.
   let observed = started;
-  const mutations = recorded() === undefined ? new MutationObserver(() => void (observed = performance.now())) : undefined;
+  const mutations = record ? undefined : new MutationObserver(() => void (observed = performance.now()));
   mutations?.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-  const lastChange = (): number => recorded() ?? observed;
+  const lastChange = (): number => record?.lastChange ?? observed;
   const inViewport = (element: Element): boolean => {
     const box = element.getBoundingClientRect();
     return box.bottom > 0 && box.right > 0 && box.top < innerHeight && box.left < innerWidth && box.width > 0 && box.height > 0;
   };
   const busy = (): boolean =>
+    (record?.timersPending ?? 0) > 0 ||
     document.fonts.status !== 'loaded' ||
     [...document.images].some((image) => !image.complete && image.loading !== 'lazy' && inViewport(image)) ||
     document.getAnimations().some((animation) => {

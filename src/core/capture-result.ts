@@ -2,7 +2,8 @@ import { createReadStream } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { FORMATS, type CaptureFormat } from './schema/formats.js';
-import type { EncodedOutput, PageMetadata, Phase, StoredOutput } from './plugin-api.js';
+import type { EncodedOutput, PageMetadata, StoredOutput } from './plugin-api.js';
+import type { PhaseTimings } from './phases.js';
 import type { CaptureDiagnostics } from './diagnostics.js';
 
 /** What `engine.capture()` returns. Images live in memory; videos in a temporary file until disposed. */
@@ -41,9 +42,6 @@ export interface CaptureResult {
   /** Removes the temporary file of a video; harmless for images and when called twice. */
   dispose(): Promise<void>;
 }
-
-/** Milliseconds spent in each phase of a capture, and waiting for a browser context (`queue`). */
-export type PhaseTimings = Partial<Record<Phase | 'queue', number>>;
 
 /** What a finished run hands over: the output, where it was stored, what the page said, how long each phase took. */
 export interface RunOutcome {

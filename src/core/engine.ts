@@ -8,6 +8,7 @@ import { DEFAULTS } from './defaults.js';
 import { createDeadline, abortable } from './deadline.js';
 import { toCaptureError } from './errors/to-capture-error.js';
 import { toCaptureResult, type CaptureResult } from './capture-result.js';
+import type { PhaseTimings } from './phases.js';
 import { corePlugin } from './navigation-stages.js';
 import { storeStage } from './store-stage.js';
 import { runCapture } from './run-capture.js';
@@ -93,17 +94,18 @@ export class CaptureEngine {
       throw captureErrors.invalidParameter('timeout', `Invalid parameter 'timeout': at most this capture's budget of ${allowed} ms`, `integer 1000..${allowed}`);
     }
     const deadline = createDeadline(params.timeout ?? allowed, options.signal);
+    const timings: PhaseTimings = {};
+    let asked: number | undefined;
     try {
       const document = await abortable(documentOf(params), deadline.signal);
       // Refused targets answer before they take a queue slot or a browser context.
       if (!document) await abortable(this.egress.checkTarget(params.url as string), deadline.signal);
-      const asked = performance.now();
-      let queued = 0;
+      const waitingSince = (asked = performance.now());
       const outcome = await this.pool.run(
         deadline.signal,
         (lease) => {
-          queued = performance.now() - asked;
-          return runCapture({ id, params, document, deadline, lease, pipeline: this.pipeline, log: this.options.log, observer: this.observer });
+          timings.queue = performance.now() - waitingSince;
+          return runCapture({ id, params, document, deadline, lease, pipeline: this.pipeline, log: this.options.log, observer: this.observer, timings });
         },
         {
           viewport: { width: params.viewport_width, height: params.viewport_height },
@@ -115,9 +117,12 @@ export class CaptureEngine {
         if (path) await rm(path, { force: true });
       };
       this.outstanding.add(remove);
-      return toCaptureResult(id, { ...outcome, timings: { queue: queued, ...outcome.timings } }, () => this.outstanding.delete(remove));
+      return toCaptureResult(id, outcome, () => this.outstanding.delete(remove));
     } catch (error) {
-      throw toCaptureError(deadline.signal.aborted ? deadline.signal.reason : error);
+      const failure = toCaptureError(deadline.signal.aborted ? deadline.signal.reason : error);
+      // How far it got: the wait for a browser (all of it, when none came) and the phases that ran.
+      if (asked !== undefined) failure.timings = timings.queue === undefined ? { queue: performance.now() - asked } : { ...timings };
+      throw failure;
     } finally {
       deadline.dispose();
     }

@@ -7,12 +7,9 @@ import type { CaptureDiagnostics, Sidecar, WaitOutcome } from './diagnostics.js'
 
 export { stateKey, CaptureState, type StateKey } from './capture-state.js';
 
-/**
- * The fixed phases of a capture, in order. Plugins add stages to them; the engine owns the order.
- * The core's `delay` stage opens `capture`, so the wait always follows blocking and hiding.
- */
-export const PHASES = ['prepare', 'navigate', 'settle', 'capture', 'encode', 'store'] as const;
-export type Phase = (typeof PHASES)[number];
+import type { Phase } from './phases.js';
+
+export { PHASES, type Phase } from './phases.js';
 
 /** A still image produced by the capture phase, already encoded by Chromium or by the scenario. */
 export interface ImageArtifact {

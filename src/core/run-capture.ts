@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { PHASES, type CaptureContext } from './plugin-api.js';
-import type { PhaseTimings, RunOutcome } from './capture-result.js';
+import type { RunOutcome } from './capture-result.js';
+import type { PhaseTimings } from './phases.js';
 import type { CaptureParams } from './schema/capture-params.js';
 import type { Deadline } from './deadline.js';
 import { abortable, settlesWithin, throwIfAborted } from './deadline.js';
@@ -21,6 +22,8 @@ export interface CaptureRun {
   pipeline: Pipeline;
   log: Logger;
   observer?: CaptureObserver;
+  /** Filled with each phase's duration as it ends, so a capture that fails still says how far it got. */
+  timings: PhaseTimings;
 }
 
 
@@ -28,7 +31,7 @@ export interface CaptureRun {
  * Runs one capture through the phases in one browser context. Every stage gets the capture's
  * signal; cleanups registered with `ctx.defer()` run in reverse order whatever happened.
  */
-export async function runCapture({ id, params, document, deadline, lease, pipeline, log, observer }: CaptureRun): Promise<RunOutcome> {
+export async function runCapture({ id, params, document, deadline, lease, pipeline, log, observer, timings }: CaptureRun): Promise<RunOutcome> {
   const cleanups: (() => unknown)[] = [];
   // A crashed renderer leaves pending calls hanging until the deadline; end this capture at once.
   const crashed = new AbortController();
@@ -55,7 +58,6 @@ export async function runCapture({ id, params, document, deadline, lease, pipeli
     warn: (message, error) => log.warn({ captureId: id, error: error === undefined ? undefined : String(error) }, message),
   };
   let handedOver = false;
-  const timings: PhaseTimings = {};
   try {
     for (const phase of PHASES) {
       const started = performance.now();

@@ -1,5 +1,6 @@
 import type { CaptureParams } from '../core/schema/capture-params.js';
 import type { TierName } from '../access/tiers.js';
+import type { CaptureDiagnostics } from '../core/diagnostics.js';
 
 /** Where an asynchronous capture is; `queued` includes waiting for a retry. */
 export type CaptureJobState = 'queued' | 'processing' | 'completed' | 'failed';
@@ -15,6 +16,12 @@ export interface CaptureJobStatus {
   url?: string;
   size?: number;
   format?: string;
+  /** The waits a `best_effort` capture went on without. */
+  incomplete?: string[];
+  /** With `diagnostics=true`: what the page did. */
+  diagnostics?: CaptureDiagnostics;
+  /** Where each file stored beside the capture is served (`har_url`). */
+  [sidecarUrl: `${string}_url`]: string | undefined;
   error?: { code: string; error: string };
 }
 

@@ -3,6 +3,7 @@ import type { CaptureParams } from '../core/schema/capture-params.js';
 import { toCaptureError } from '../core/errors/to-capture-error.js';
 import type { CaptureError } from '../core/errors/catalogue.js';
 import type { CaptureResult } from '../core/capture-result.js';
+import type { PhaseTimings } from '../core/phases.js';
 import type { ApiKey } from '../access/keys/api-key.js';
 import { addressOf, identify } from './caller.js';
 import type { CaptureAsk } from './capture-ask.js';
@@ -16,6 +17,8 @@ import { readMultipartParams } from './multipart-body.js';
 import { captureResponse, errorResponse } from './responses.js';
 import { asyncCapturesFor, enqueueCapture } from './async-capture-routes.js';
 import { answerFromCache } from './cache/cached-capture.js';
+import { cacheHeader } from './cache/cached-response.js';
+import { serverTiming } from './server-timing.js';
 
 /** `GET|POST {base}/v1/capture`: the caller by key, from the headers, the query or the body. */
 export async function handleCapture(
@@ -42,9 +45,24 @@ export async function handleCapture(
 /**
  * Its rate limit, the parameters, the tier's gates, then the cache, the queue (`async=true`) or a
  * capture, each capture with a quota reservation refunded when it fails. Headers are computed
- * first, so every answer, errors included, carries them.
+ * first, so every answer, errors included, carries them; `Server-Timing` last, with how long each
+ * part took.
  */
 export async function answerCapture(engine: CaptureEngine, options: ResolvedHttpOptions, ask: CaptureAsk, captureOptions: CaptureOptions): Promise<RouteAnswer> {
+  const started = performance.now();
+  let phases: PhaseTimings | undefined;
+  const answer = await answerTimedCapture(engine, options, ask, captureOptions, (timings) => void (phases = timings));
+  answer.response.headers['Server-Timing'] = serverTiming({ phases, cache: answer.cache && cacheHeader(answer.cache), totalMs: performance.now() - started });
+  return answer;
+}
+
+async function answerTimedCapture(
+  engine: CaptureEngine,
+  options: ResolvedHttpOptions,
+  ask: CaptureAsk,
+  captureOptions: CaptureOptions,
+  ran: (timings: PhaseTimings | undefined) => void,
+): Promise<RouteAnswer> {
   const { caller } = ask;
   const answer: Omit<RouteAnswer, 'response'> = { route: ask.route };
   const { policy } = options;
@@ -65,7 +83,16 @@ export async function answerCapture(engine: CaptureEngine, options: ResolvedHttp
     answer.scenario = parsed.scenario;
     // Not a spread: an adapter's options may make `signal` in a getter, on first read.
     const capture = (params: CaptureParams, signal: AbortSignal | undefined): Promise<CaptureResult> =>
-      withReservation(options, account, headers, () => engine.capture(params, { signal, reuseKey: account.id }));
+      withReservation(options, account, headers, async () => {
+        try {
+          const result = await engine.capture(params, { signal, reuseKey: account.id });
+          ran(result.timings);
+          return result;
+        } catch (error) {
+          ran(toCaptureError(error).timings);
+          throw error;
+        }
+      });
     if (parsed.cache) {
       // Without the client's signal: a cached capture serves every request waiting for it, and
       // the entry it leaves; one client going away must not abort it.

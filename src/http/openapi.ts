@@ -11,10 +11,38 @@ const LIMIT_HEADERS = {
   'X-Quota-Remaining': { description: 'Captures left this month (requests with a valid key)', schema: { type: 'integer' } },
 };
 
+/** What a capture's JSON answer and an async capture's status say about how it went, when asked. */
+function captureReports(filesPrefix: string): Record<string, object> {
+  return {
+    incomplete: { type: 'array', items: { type: 'string' }, description: '`best_effort=true`: the waits that ran out' },
+    diagnostics: {
+      type: 'object',
+      description: '`diagnostics=true`: what the page did; values of `headers` and `cookies` redacted',
+      properties: {
+        document: { type: 'object', properties: { url: { type: ['string', 'null'] }, status: { type: ['integer', 'null'] }, timing: { type: 'object', additionalProperties: { type: 'number' } } } },
+        redirects: { type: 'array', items: { type: 'object', properties: { url: { type: 'string' }, status: { type: 'integer' } } } },
+        console: { type: 'array', items: { type: 'object', properties: { type: { type: 'string' }, text: { type: 'string' } } } },
+        requests: {
+          type: 'object',
+          properties: {
+            total: { type: 'integer' },
+            failed: { type: 'array', items: { type: 'object', properties: { url: { type: 'string' }, error: { type: 'string' } } } },
+            blocked: { type: 'array', items: { type: 'object', properties: { url: { type: 'string' }, reason: { type: 'string' } } } },
+            counts: { type: 'object', properties: { finished: { type: 'integer' }, failed: { type: 'integer' }, blocked: { type: 'integer' } } },
+          },
+        },
+        waits: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, outcome: { enum: ['met', 'ran_out'] }, ms: { type: 'integer' } } } },
+      },
+    },
+    har_url: { type: 'string', description: `\`har=true\`: relative url of the HAR 1.2 of the page load, under ${filesPrefix}` },
+  };
+}
+
 /** The OpenAPI 3.1 document, built from the request schema and the error catalogue. */
 export function buildOpenApiDocument(routes: RouteTable): Record<string, unknown> {
   const relative = (path: string): string => path.slice(routes.basePath.length);
   const paramsSchema = captureParamsJsonSchema();
+  const reports = captureReports(routes.filesPrefix);
   const properties = paramsSchema.properties as Record<string, Record<string, unknown>>;
   const queryParameters = [
     // Uploaded files come in a body only.
@@ -53,7 +81,7 @@ export function buildOpenApiDocument(routes: RouteTable): Record<string, unknown
         ...LIMIT_HEADERS,
         ...cacheHeaders,
         'X-Capture-Id': { schema: { type: 'string' } },
-        'Server-Timing': { description: 'Milliseconds waiting for a browser (`queue`) and in each phase of a fresh capture: `queue;dur=1.2, prepare;dur=3.4, ...`', schema: { type: 'string' } },
+        'Server-Timing': { description: 'Milliseconds waiting for a browser (`queue`) and in each phase a capture ran (a failed one too, up to its failure), how the cache answered (`cache;desc="HIT"`), and the whole request (`total`): `queue;dur=1.2, prepare;dur=3.4, ..., total;dur=260.5`', schema: { type: 'string' } },
         'X-Capture-Incomplete': { description: '`best_effort=true`: the waits that ran out, comma-separated; the capture is of the page as it was', schema: { type: 'string' } },
       },
       content: {
@@ -160,27 +188,7 @@ export function buildOpenApiDocument(routes: RouteTable): Record<string, unknown
             status: { const: 'completed' },
             id: { type: 'string' },
             clipped_from: { type: 'integer', description: 'Height of the page in px when the full-page image was cut shorter' },
-            incomplete: { type: 'array', items: { type: 'string' }, description: '`best_effort=true`: the waits that ran out' },
-            diagnostics: {
-              type: 'object',
-              description: '`diagnostics=true`: what the page did; values of `headers` and `cookies` redacted',
-              properties: {
-                document: { type: 'object', properties: { url: { type: ['string', 'null'] }, status: { type: ['integer', 'null'] }, timing: { type: 'object', additionalProperties: { type: 'number' } } } },
-                redirects: { type: 'array', items: { type: 'object', properties: { url: { type: 'string' }, status: { type: 'integer' } } } },
-                console: { type: 'array', items: { type: 'object', properties: { type: { type: 'string' }, text: { type: 'string' } } } },
-                requests: {
-                  type: 'object',
-                  properties: {
-                    total: { type: 'integer' },
-                    failed: { type: 'array', items: { type: 'object', properties: { url: { type: 'string' }, error: { type: 'string' } } } },
-                    blocked: { type: 'array', items: { type: 'object', properties: { url: { type: 'string' }, reason: { type: 'string' } } } },
-                    counts: { type: 'object', properties: { finished: { type: 'integer' }, failed: { type: 'integer' }, blocked: { type: 'integer' } } },
-                  },
-                },
-                waits: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, outcome: { enum: ['met', 'ran_out'] }, ms: { type: 'integer' } } } },
-              },
-            },
-            har_url: { type: 'string', description: `\`har=true\`: relative url of the HAR 1.2 of the page load, under ${routes.filesPrefix}` },
+            ...reports,
           },
         },
         CaptureQueued: {
@@ -201,6 +209,7 @@ export function buildOpenApiDocument(routes: RouteTable): Record<string, unknown
             url: { type: 'string', description: `Relative url of the stored file, under ${routes.filesPrefix}` },
             size: { type: 'integer' },
             format: { enum: Object.keys(FORMATS).map((format) => format.toUpperCase()) },
+            ...reports,
             error: { type: 'object', properties: { code: { enum: Object.keys(ERROR_CATALOGUE) }, error: { type: 'string' } } },
           },
         },

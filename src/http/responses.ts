@@ -51,7 +51,8 @@ export function setFileHeaders(
  * file itself, streamed, its temporary file removed once sent.
  */
 export async function captureResponse(result: CaptureResult, asJson: boolean, headers: Record<string, string>, fileUrl: (key: string) => string): Promise<HttpResponse> {
-  setRunHeaders(headers, result);
+  // The waits a `best_effort` capture went on without.
+  if (result.incomplete !== undefined) headers['X-Capture-Incomplete'] = result.incomplete.join(', ');
   if (asJson) {
     await result.dispose();
     const sidecarUrls = result.sidecars && Object.fromEntries(Object.entries(result.sidecars).map(([name, { key }]) => [name, fileUrl(key)]));
@@ -60,16 +61,4 @@ export async function captureResponse(result: CaptureResult, asJson: boolean, he
   setFileHeaders(headers, result);
   headers['Cache-Control'] = 'no-store';
   return { status: 200, headers, body: result.data ?? result.stream(), onFinish: () => result.dispose() };
-}
-
-/**
- * How the capture went, for the client: `Server-Timing` with the time it waited for a browser and
- * spent in each phase (what browsers' devtools show), and `X-Capture-Incomplete` naming the waits
- * a `best_effort` capture went on without.
- */
-function setRunHeaders(headers: Record<string, string>, result: Pick<CaptureResult, 'timings' | 'incomplete'>): void {
-  headers['Server-Timing'] = Object.entries(result.timings)
-    .map(([phase, ms]) => `${phase};dur=${ms.toFixed(1)}`)
-    .join(', ');
-  if (result.incomplete !== undefined) headers['X-Capture-Incomplete'] = result.incomplete.join(', ');
 }

@@ -5,7 +5,7 @@ import { toCaptureError } from '../core/errors/to-capture-error.js';
 import type { CaptureError } from '../core/errors/catalogue.js';
 import { DEFAULTS } from '../core/defaults.js';
 import { decodeFailure, encodeFailure, type CaptureJobData, type CaptureJobResult, type WebhookJobData } from './job-data.js';
-import { jobStatus } from './job-status.js';
+import { jobStatus, resultFields } from './job-status.js';
 import { JOBS_DEFAULTS, resolveJobsOptions, type CaptureJobsOptions } from './jobs-options.js';
 import { Settlement, type QuotaRefund } from './settlement.js';
 import { startWebhookWorker, WebhookOutbox } from './webhooks.js';
@@ -53,8 +53,15 @@ export function startCaptureWorker(engine: CaptureEngine, options: CaptureWorker
       const params = parseCaptureParams({ ...job.data.params, response_type: 'json' });
       const result = await engine.capture(params, { signal, reuseKey: job.data.accountId });
       await result.dispose();
-      const done: CaptureJobResult = { url: result.url as string, size: result.size, format: result.format.toUpperCase() };
-      await settlement.settle(job, jobStatus(job, 'completed', { ...done, started_at: new Date(job.processedOn ?? startedAt).toISOString(), finished_at: new Date().toISOString() }));
+      const done: CaptureJobResult = {
+        url: result.url as string,
+        size: result.size,
+        format: result.format.toUpperCase(),
+        ...(result.incomplete ? { incomplete: result.incomplete } : {}),
+        ...(result.diagnostics ? { diagnostics: result.diagnostics } : {}),
+        ...(result.sidecars ? { sidecarUrls: Object.fromEntries(Object.entries(result.sidecars).map(([name, { url }]) => [name, url])) } : {}),
+      };
+      await settlement.settle(job, jobStatus(job, 'completed', { ...resultFields(done), started_at: new Date(job.processedOn ?? startedAt).toISOString(), finished_at: new Date().toISOString() }));
       return done;
     } catch (error) {
       const failure = toCaptureError(error);

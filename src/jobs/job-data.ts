@@ -1,5 +1,6 @@
 import type { TierName } from '../access/tiers.js';
 import type { CaptureError } from '../core/errors/catalogue.js';
+import type { CaptureDiagnostics } from '../core/diagnostics.js';
 
 /** What a capture job carries: parameters already validated and gated, and whose quota it holds. */
 export interface CaptureJobData {
@@ -14,6 +15,12 @@ export interface CaptureJobResult {
   url: string;
   size: number;
   format: string;
+  /** The waits a `best_effort` capture went on without. */
+  incomplete?: string[];
+  /** With `diagnostics=true`: what the page did. */
+  diagnostics?: CaptureDiagnostics;
+  /** Files stored beside the capture (`har`), by name, with where each is served. */
+  sidecarUrls?: Record<string, string>;
 }
 
 /** A webhook delivery job: the status body to POST and to whom. */

@@ -21,8 +21,14 @@ export function jobStatus(job: Job<CaptureJobData, CaptureJobResult>, status: Ca
     created_at: new Date(job.timestamp).toISOString(),
     ...(iso(job.processedOn) && status !== 'queued' ? { started_at: iso(job.processedOn) } : {}),
     ...(iso(job.finishedOn) && (status === 'completed' || status === 'failed') ? { finished_at: iso(job.finishedOn) } : {}),
-    ...(result ? { url: result.url, size: result.size, format: result.format } : {}),
+    ...(result ? resultFields(result) : {}),
     ...(status === 'failed' ? { error: decodeFailure(job.failedReason) } : {}),
     ...overrides,
   };
+}
+
+/** A completed job's result as the status shows it, as a synchronous JSON answer does: `har_url` for its HAR. */
+export function resultFields({ url, size, format, incomplete, diagnostics, sidecarUrls = {} }: CaptureJobResult): Partial<CaptureJobStatus> {
+  const sidecars = Object.fromEntries(Object.entries(sidecarUrls).map(([name, at]) => [`${name}_url`, at]));
+  return { url, size, format, ...(incomplete ? { incomplete } : {}), ...(diagnostics ? { diagnostics } : {}), ...sidecars };
 }

@@ -35,3 +35,15 @@ export const MAGIC = {
   jpg: Buffer.from([0xff, 0xd8, 0xff]),
   webp: Buffer.from('RIFF'),
 };
+
+/** How many pixels of two images differ at all (every pixel when their sizes differ). */
+export async function differingPixels(a: Buffer, b: Buffer): Promise<number> {
+  const [first, second] = await Promise.all([a, b].map((data) => sharp(data, { limitInputPixels: false }).removeAlpha().raw().toBuffer({ resolveWithObject: true })));
+  if (!first || !second) throw new Error('two images expected');
+  if (first.info.width !== second.info.width || first.info.height !== second.info.height) return Math.max(first.info.width * first.info.height, second.info.width * second.info.height);
+  let differing = 0;
+  for (let offset = 0; offset < first.data.length; offset += 3) {
+    if (first.data[offset] !== second.data[offset] || first.data[offset + 1] !== second.data[offset + 1] || first.data[offset + 2] !== second.data[offset + 2]) differing++;
+  }
+  return differing;
+}

@@ -135,6 +135,17 @@ describe.skipIf(!isBuilt())('asynchronous captures', () => {
     expect(await quotaLeft()).toBe(before - 1);
   });
 
+  it('says in the status which waits a best_effort capture went on without, with diagnostics and the HAR\'s URL', async () => {
+    const url = fixtures.url('/solid?color=%2300ff00');
+    const { body } = await enqueue(instanceA, { url, wait_for_hidden: 'body', best_effort: 'true', timeout: '4000', diagnostics: 'true', har: 'true' });
+    const status = await finished(instanceB, body.id);
+    expect(status).toMatchObject({ status: 'completed', incomplete: ['wait_for_hidden'], diagnostics: { document: { url, status: 200 } } });
+    expect(status.diagnostics?.waits.find((wait) => wait.name === 'wait_for_hidden')?.outcome).toBe('ran_out');
+    const har = await fetch(`${instanceB.origin}${status.har_url}`, { headers: { 'X-API-Key': KEYS.a } });
+    expect(har.headers.get('content-type')).toMatch(/^application\/json/);
+    expect((await har.json()).log.entries.map((entry: { request: { url: string } }) => entry.request.url)).toContain(url);
+  });
+
   it('shows a status to the account that asked only: 404 for another key, 401 without one', async () => {
     const { body } = await enqueue(instanceA, { url: fixtures.url('/solid') });
     const other = await fetch(`${instanceB.origin}/api/v1/captures/${body.id}`, { headers: { 'X-API-Key': KEYS.b } });

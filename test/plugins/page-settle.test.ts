@@ -1,25 +1,31 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CaptureEngine, CaptureInput } from '../../src/index.js';
 import { createTestEngine } from '../helpers/engine.js';
-import { html, startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
-import { decode, near } from '../helpers/pixels.js';
+import { decode, differingPixels, near } from '../helpers/pixels.js';
+import { startPageServer, type PageServer } from '../../fixtures/page-server.js';
+import { GREEN, LATE_PAGES, RED, serveLatePages } from '../../fixtures/late-pages/pages.js';
 
-const RED = '#ff0000';
-const GREEN = '#00ff00';
-const page = (body: string): string => `<body style="margin:0;height:100vh;background:${RED}">${body}</body>`;
+const BLUE = '#0000ff';
+const PAGES: Record<string, string> = {
+  '/ticking': `<p id="clock"></p><script>document.body.style.background = '${GREEN}'; setInterval(() => (clock.textContent = Date.now()), 16);</script>`,
+  // A poll that sets a new timer from each one, with a fresh callback each time, and never changes the page.
+  '/polls': `<script>document.body.style.background = '${GREEN}'; const poll = () => setTimeout(() => poll(), 300); poll();</script>`,
+  // The page's timers behave as the browser's own: their `this`, extra arguments, clearTimeout.
+  '/timers': `<script>
+    setTimeout(function (colour, times) { if (this === window && times === 2) document.body.style.background = colour; }, 10, '${GREEN}', 2);
+    const cancelled = setTimeout(() => (document.body.style.background = '${BLUE}'), 20);
+    clearTimeout(cancelled);
+  </script>`,
+};
 
-let fixtures: FixtureServer;
+let fixtures: PageServer;
 let engine: CaptureEngine;
 beforeAll(async () => {
-  fixtures = await startFixtureServer({
-    // Data that takes a while, as a search index or a chart's series does.
-    '/slow-data': (_req, res) => void setTimeout(() => res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"colour":"#00ff00"}'), 400),
-    '/filled-by-fetch': (_req, res) => html(res, page(`<script>fetch('/slow-data').then((r) => r.json()).then(({ colour }) => (document.body.style.background = colour));</script>`)),
-    '/fill-worker.js': (_req, res) => res.writeHead(200, { 'Content-Type': 'text/javascript' }).end("fetch('/slow-data').then((r) => r.json()).then((data) => postMessage(data.colour));"),
-    '/filled-by-worker': (_req, res) => html(res, page(`<script>new Worker('/fill-worker.js').onmessage = (event) => (document.body.style.background = event.data);</script>`)),
-    '/fades-in': (_req, res) =>
-      html(res, page(`<style>@keyframes show { from { opacity: 0 } to { opacity: 1 } }</style><div style="position:fixed;inset:0;background:${GREEN};animation:show 600ms linear"></div>`)),
-    '/ticking': (_req, res) => html(res, `<body style="margin:0;height:100vh;background:${GREEN}"><p id="clock"></p><script>setInterval(() => (clock.textContent = Date.now()), 16);</script></body>`),
+  fixtures = await startPageServer((_req, res, url) => {
+    if (serveLatePages(res, url.pathname)) return;
+    const page = PAGES[url.pathname];
+    if (page) return void res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<body style="margin:0;height:100vh;background:${RED}">${page}</body>`);
+    res.writeHead(404).end();
   });
   engine = await createTestEngine({ timeoutMs: 20_000 });
 });
@@ -28,13 +34,21 @@ afterAll(async () => {
   await fixtures?.close();
 });
 
-const capture = (path: string, params: Omit<CaptureInput, 'url'> = {}) => engine.capture({ url: fixtures.url(path), viewport_width: 200, viewport_height: 100, ...params });
-const colourOf = async (path: string, params: Omit<CaptureInput, 'url'> = {}) => (await decode((await capture(path, params)).data as Buffer)).at(100, 50);
+const capture = async (path: string, params: Omit<CaptureInput, 'url'> = {}) =>
+  engine.capture({ url: fixtures.url(path), viewport_width: 400, viewport_height: 300, ...params });
+/** What a person sees who waits: the network idle, then two more seconds. */
+const PATIENT = { settle: false, wait_until: 'networkidle0', delay: 2000 } as const;
 
 describe('the default settle step', () => {
-  it.each(['/filled-by-fetch', '/filled-by-worker', '/fades-in'])('captures %s finished by default, unfinished with settle=false', async (path) => {
-    expect(near(await colourOf(path), GREEN)).toBe(true);
-    expect(near(await colourOf(path, { settle: false }), GREEN)).toBe(false);
+  it.each(LATE_PAGES.map((page) => [page.path, page] as const))('captures %s as a patient capture does, pixel for pixel', async (_path, page) => {
+    const [byDefault, patient, unsettled] = await Promise.all([
+      capture(page.path, page.params),
+      capture(page.path, { ...page.params, ...PATIENT }),
+      page.finishesLate ? capture(page.path, { ...page.params, settle: false }) : undefined,
+    ]);
+    expect(await differingPixels(byDefault.data as Buffer, patient.data as Buffer)).toBe(0);
+    // Without the step, a page that finishes late is captured unfinished: the comparison can fail.
+    if (unsettled) expect(await differingPixels(unsettled.data as Buffer, patient.data as Buffer)).toBeGreaterThan(0);
   });
 
   it('captures a page that never stills once its time is up, and says so with best_effort', async () => {
@@ -42,6 +56,13 @@ describe('the default settle step', () => {
     const result = await capture('/ticking', { best_effort: true });
     expect(Date.now() - started).toBeLessThan(6_000);
     expect(result.incomplete).toEqual(['settle']);
-    expect(near((await decode(result.data as Buffer)).at(100, 80), GREEN)).toBe(true);
+    expect(near((await decode(result.data as Buffer)).at(200, 250), GREEN)).toBe(true);
+  });
+
+  it('does not wait for a poll that sets itself again, and leaves the page\'s timers as they were', async () => {
+    const polled = await capture('/polls', { response_type: 'json', diagnostics: true });
+    expect(polled.diagnostics?.waits.find((wait) => wait.name === 'settle')?.outcome).toBe('met');
+    expect(near((await decode(polled.data as Buffer)).at(200, 150), GREEN)).toBe(true);
+    expect(near((await decode((await capture('/timers')).data as Buffer)).at(200, 150), GREEN)).toBe(true);
   });
 });

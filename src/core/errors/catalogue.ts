@@ -1,3 +1,5 @@
+import type { PhaseTimings } from '../phases.js';
+
 /**
  * One catalogue of every error the engine can answer. The HTTP status, whether a retry can help and
  * whether the message may be shown to a client all live here, so adapters never decide them.
@@ -40,6 +42,8 @@ export class CaptureError extends Error {
   readonly details: ErrorDetails;
   /** Response headers this error adds (e.g. `Retry-After`). */
   readonly headers: Record<string, string>;
+  /** Set by the engine for a capture that failed once it asked for a browser: how far it got. */
+  timings?: PhaseTimings;
 
   constructor(
     code: ErrorCode,

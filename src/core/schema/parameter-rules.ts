@@ -56,7 +56,8 @@ export function checkCombinations(given: Given, missing: (name: keyof CapturePar
   if (given.get('best_effort') === true && given.get('cache') === true) throw incompatible('best_effort captures may be incomplete and are never cached: add cache=false', ['best_effort', 'cache']);
   for (const report of ['diagnostics', 'har'] as const) {
     if (given.get(report) !== true) continue;
-    if (given.get('response_type') !== 'json') throw incompatible(`${report} is answered in the JSON result: add response_type=json`, [report, 'response_type']);
+    // An async capture's status is JSON: it carries them.
+    if (given.get('response_type') !== 'json' && given.get('async') !== true) throw incompatible(`${report} is answered in the JSON result: add response_type=json (or async=true)`, [report, 'response_type']);
     // A cached answer would report another capture's page.
     if (given.get('cache') === true) throw incompatible(`${report} describes this capture's page and is never cached: add cache=false`, [report, 'cache']);
   }

@@ -39,11 +39,11 @@ export const READINESS_PROPERTIES = {
   diagnostics: Type.Boolean({
     default: false,
     description:
-      'With `response_type=json`: add `diagnostics`, what the page did (console messages and errors, failed and blocked requests, redirects, the document\'s status and timing, how each wait ended). Values of `headers` and `cookies` are redacted.',
+      'With `response_type=json` (or `async=true`, in the status): add `diagnostics`, what the page did (console messages and errors, failed and blocked requests, redirects, the document\'s status and timing, how each wait ended). Values of `headers` and `cookies` are redacted.',
   }),
   har: Type.Boolean({
     default: false,
-    description: 'With `response_type=json`: store a HAR 1.2 of the page load beside the file (bodies omitted) and answer its URL as `har_url`. Values of `headers` and `cookies` are redacted.',
+    description: 'With `response_type=json` (or `async=true`, in the status): store a HAR 1.2 of the page load beside the file (bodies omitted) and answer its URL as `har_url`. Values of `headers` and `cookies` are redacted.',
   }),
 };
 

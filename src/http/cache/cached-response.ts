@@ -41,7 +41,7 @@ export function cachedJsonResponse({ outcome, entry }: CachedFile, headers: Reco
 }
 
 /** Requests that waited for another's capture got no cached answer: to the client, a MISS. */
-function cacheHeader(outcome: CachedFile['outcome']): string {
+export function cacheHeader(outcome: CachedFile['outcome']): string {
   return outcome === 'coalesced' ? 'MISS' : outcome.toUpperCase();
 }
 

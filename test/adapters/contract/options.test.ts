@@ -34,6 +34,10 @@ afterAll(async () => {
   await fixtures?.close();
 });
 
+/** The metrics of a `Server-Timing` header, by name, each with its duration or description. */
+const serverTiming = (response: Response): (string | undefined)[] =>
+  (response.headers.get('server-timing') ?? '').split(', ').map((metric) => /^([a-z]+);(?:dur=\d+\.\d|desc="[A-Z]+")$/.exec(metric)?.[1]);
+
 describe.each(ADAPTERS)('HTTP contract on %s: capture options', (adapter) => {
   const capture = (key: string, query: Record<string, string>): Promise<Response> =>
     fetch(`${apps.get(adapter)?.origin}/api/v1/capture?${new URLSearchParams({ url: fixtures.url('/box'), viewport_width: '300', viewport_height: '200', ...query })}`, {
@@ -54,14 +58,27 @@ describe.each(ADAPTERS)('HTTP contract on %s: capture options', (adapter) => {
   it('Server-Timing names the queue and every phase; best_effort says which wait ran out, in a header and in JSON', async () => {
     const plain = await capture(KEYS.pro, {});
     expect(plain.status).toBe(200);
-    const timing = (plain.headers.get('server-timing') ?? '').split(', ').map((metric) => /^([a-z]+);dur=(\d+\.\d)$/.exec(metric)?.[1]);
-    expect(timing).toEqual(['queue', 'prepare', 'navigate', 'settle', 'capture', 'encode', 'store']);
+    expect(serverTiming(plain)).toEqual(['queue', 'prepare', 'navigate', 'settle', 'capture', 'encode', 'store', 'total']);
     expect(plain.headers.get('x-capture-incomplete')).toBeNull();
     const partial = await capture(KEYS.pro, { wait_for_hidden: '#box', best_effort: 'true' });
     expect(partial.status).toBe(200);
     expect(partial.headers.get('x-capture-incomplete')).toBe('wait_for_hidden');
     const described = await capture(KEYS.pro, { wait_for_hidden: '#box', best_effort: 'true', response_type: 'json' });
     expect(await described.json()).toMatchObject({ status: 'completed', incomplete: ['wait_for_hidden'] });
+  });
+
+  it('Server-Timing on every answer: the phases a failed capture ran, the cache\'s answer, the time of a refusal', async () => {
+    const failed = await capture(KEYS.pro, { selector: '#missing' });
+    expect(failed.status).toBe(422);
+    expect(serverTiming(failed)).toEqual(['queue', 'prepare', 'navigate', 'settle', 'capture', 'total']);
+    const refused = await capture(KEYS.pro, { viewport_width: 'wide' });
+    expect(refused.status).toBe(400);
+    expect(serverTiming(refused)).toEqual(['total']);
+    const query = { cache: 'true', viewport_width: String(300 + ADAPTERS.indexOf(adapter)) };
+    expect(serverTiming(await capture(KEYS.pro, query))).toEqual(['queue', 'prepare', 'navigate', 'settle', 'capture', 'encode', 'store', 'cache', 'total']);
+    const hit = await capture(KEYS.pro, query);
+    expect(hit.headers.get('x-cache')).toBe('HIT');
+    expect(hit.headers.get('server-timing')).toMatch(/^cache;desc="HIT", total;dur=\d+\.\d$/);
   });
 
   it('diagnostics and har answer in JSON: what the page did, and a HAR served beside the file', async () => {
