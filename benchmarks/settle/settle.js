@@ -53,88 +53,88 @@ async function startServer() {
   return { url: (path) => `http://127.0.0.1:${server.address().port}${path}`, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
-const MODES = { on: {}, off: { settle: false } };
-
 async function main() {
   const { createCaptureEngine, silentLogger } = await loadEngine();
   const server = await startServer();
   const engine = await createCaptureEngine({ concurrency: 4, log: silentLogger, allowPrivateNetworks: true });
+  const before = opts.text('before') ? await import(pathToFileURL(opts.text('before')).href) : undefined;
+  const earlier = before && (await before.createCaptureEngine({ concurrency: 4, log: before.silentLogger, allowPrivateNetworks: true }));
   try {
-    const shot = (path, params = {}) => engine.capture({ url: server.url(path), viewport_width: 1280, viewport_height: 720, ...params });
-    for (const mode of Object.values(MODES)) await shot('/simple', mode);
+    const take = (on, path, params) => on.capture({ url: server.url(path), viewport_width: 1280, viewport_height: 720, ...params });
+    /** How each contender captures a page: settle on (the default), off, and the earlier build's defaults. */
+    const contenders = {
+      on: (path, params = {}) => take(engine, path, params),
+      off: (path, params = {}) => take(engine, path, { ...params, settle: false }),
+      ...(earlier ? { before: (path, params = {}) => take(earlier, path, params) } : {}),
+    };
+    const names = Object.keys(contenders);
+    for (const name of names) await contenders[name]('/simple');
 
-    const latency = { on: [], off: [] };
+    const latency = Object.fromEntries(names.map((name) => [name, []]));
     for (let round = 0; round < cfg.iterations; round++) {
-      for (const name of rotate(Object.keys(MODES), round)) {
+      for (const name of rotate(names, round)) {
         await waitQuiet(process.pid);
         const started = performance.now();
-        await shot('/simple', MODES[name]);
+        await contenders[name]('/simple');
         latency[name].push(performance.now() - started);
       }
     }
     const throughput = {};
     for (let burst = 0; burst < 2; burst++) {
-      for (const name of rotate(Object.keys(MODES), burst)) {
+      for (const name of rotate(names, burst)) {
         await waitQuiet(process.pid);
         let next = 0;
         const started = performance.now();
         await Promise.all(Array.from({ length: 4 }, async () => {
-          while (next++ < cfg.burst) await shot('/simple', MODES[name]);
+          while (next++ < cfg.burst) await contenders[name]('/simple');
         }));
         throughput[name] = Math.max(throughput[name] ?? 0, cfg.burst / ((performance.now() - started) / 1000));
       }
     }
 
     const pixels = async (result) => (await sharp(await result.buffer()).raw().toBuffer()).toString('base64');
-    const before = opts.text('before') ? await import(pathToFileURL(opts.text('before')).href) : undefined;
-    const earlier = before && (await before.createCaptureEngine({ concurrency: 1, log: before.silentLogger, allowPrivateNetworks: true }));
     const complete = [];
-    try {
-      for (const { path, params } of LATE_PAGES) {
-        const patient = await pixels(await shot(path, { ...params, settle: false, wait_until: 'networkidle0', delay: 2000 }));
-        const row = { path };
-        const contenders = Object.entries(MODES).map(([name, mode]) => [name, () => shot(path, { ...params, ...mode })]);
-        if (earlier) contenders.push(['before', () => earlier.capture({ url: server.url(path), viewport_width: 1280, viewport_height: 720, ...params })]);
-        for (const [name, take] of contenders) {
-          const started = performance.now();
-          const result = await take();
-          row[`${name} ms`] = performance.now() - started;
-          row[name] = (await pixels(result)) === patient;
-        }
-        log(JSON.stringify(row));
-        complete.push(row);
+    for (const { path, params } of LATE_PAGES) {
+      const patient = await pixels(await contenders.off(path, { ...params, wait_until: 'networkidle0', delay: 2000 }));
+      const row = { path };
+      for (const name of names) {
+        const started = performance.now();
+        const result = await contenders[name](path, params);
+        row[`${name} ms`] = performance.now() - started;
+        row[name] = (await pixels(result)) === patient;
       }
-    } finally {
-      await earlier?.close();
+      log(JSON.stringify(row));
+      complete.push(row);
     }
-    report(latency, throughput, complete);
+    report(names, latency, throughput, complete);
   } finally {
+    await earlier?.close();
     await engine.close();
     await server.close();
   }
 }
 
-function report(latency, throughput, complete) {
+const TITLES = { on: 'settle on', off: 'settle off', before: 'before (--before)' };
+
+function report(names, latency, throughput, complete) {
   const ms = (value) => value.toFixed(0);
   console.log(`\n### The simple page at rest (${cfg.iterations} one at a time; bursts of ${cfg.burst} with 4 in flight, best of 2)\n`);
   console.log(
     markdownTable(
-      ['settle', 'p50 ms', 'p95 ms', 'captures/s at 4'],
-      Object.keys(MODES).map((name) => [name, ms(percentile(latency[name], 50)), ms(percentile(latency[name], 95)), throughput[name].toFixed(2)]),
+      ['contender', 'p50 ms', 'p95 ms', 'captures/s at 4'],
+      names.map((name) => [TITLES[name], ms(percentile(latency[name], 50)), ms(percentile(latency[name], 95)), throughput[name].toFixed(2)]),
       { align: 'lrrr' },
     ),
   );
-  const columns = ['on', 'off', ...(complete[0]?.before === undefined ? [] : ['before'])];
-  const titles = { on: 'settle on', off: 'settle off', before: 'before (--before)' };
   console.log(`\n### The issue's fixture pages: the same pixels as a patient capture (network idle, then 2 s)? Slow parts take ${SLOW_MS} ms\n`);
   console.log(
     markdownTable(
-      ['page', ...columns.flatMap((name) => [titles[name], 'ms'])],
+      ['page', ...names.flatMap((name) => [TITLES[name], 'ms'])],
       [
-        ...complete.map((row) => [row.path, ...columns.flatMap((name) => [row[name] ? 'yes' : 'no', ms(row[`${name} ms`])])]),
-        ['**complete**', ...columns.flatMap((name) => [`${complete.filter((row) => row[name]).length} of ${complete.length}`, ''])],
+        ...complete.map((row) => [row.path, ...names.flatMap((name) => [row[name] ? 'yes' : 'no', ms(row[`${name} ms`])])]),
+        ['**complete**', ...names.flatMap((name) => [`${complete.filter((row) => row[name]).length} of ${complete.length}`, ''])],
       ],
-      { align: `l${'cr'.repeat(columns.length)}` },
+      { align: `l${'cr'.repeat(names.length)}` },
     ),
   );
 }
