@@ -1,9 +1,7 @@
-import { FrameClock } from '../shared/frame-clock.js';
-import type { FrameWindow } from './frame-window.js';
+import type { FrameWindow } from '../shared/frame-window.js';
 import type { ScreencastFrame } from '../shared/screencast.js';
 
 export interface ConstantRateOptions {
-  fps: number;
   /** Exactly this many frames are yielded. */
   frameCount: number;
   /**
@@ -17,18 +15,16 @@ export interface ConstantRateOptions {
 }
 
 /**
- * Turns the screencast's variable-rate frames into a constant rate by their timestamps: each tick
- * shows the frame that was on screen at that moment, repeating a frame while the page is still and
- * skipping frames drawn between ticks.
+ * Turns the screencast's variable-rate frames into a constant rate by their timestamps: frame `i`
+ * shows what was on screen at the window's moment `i`, however late the encoder asks for it,
+ * repeating a frame while the page is still and skipping frames drawn between moments.
  */
 export async function* constantRate(window: FrameWindow, options: ConstantRateOptions): AsyncGenerator<Buffer> {
-  const clock = new FrameClock(options.fps);
   let shown: ScreencastFrame | undefined;
   let data: Buffer | undefined;
   for (let index = 0; index < options.frameCount; index++) {
-    const moment = clock.at(index);
-    await window.settle(moment, moment + options.latencyMs, options.signal);
-    const frame = window.take(moment);
+    await window.settle(index, options.latencyMs, options.signal);
+    const frame = window.take(index);
     if (frame && frame !== shown) {
       shown = frame;
       data = Buffer.from(frame.base64, 'base64');

@@ -1,6 +1,6 @@
 import type { CapturePlugin } from '../../src/core/plugin-api.js';
 import { frameRateFor } from '../shared/frame-rate.js';
-import { FrameWindow } from './frame-window.js';
+import { FrameWindow } from '../shared/frame-window.js';
 import { constantRate } from './constant-rate.js';
 import { captureViewport, screencastFor } from '../shared/screencast.js';
 
@@ -38,13 +38,13 @@ export function recordScenario(options: RecordScenarioOptions = {}): CapturePlug
         run: async (ctx) => {
           const rate = frameRateFor(ctx.params, fps);
           const { viewport_width: width, viewport_height: height, duration } = ctx.params;
-          const window = new FrameWindow();
-          // Started now so the first frame is there when the encoder, started next, asks for it.
+          // Frames drawn while the encoder starts up are kept for it.
+          const window = new FrameWindow(rate);
           const { cdp, screencast } = await screencastFor(ctx, quality, (frame, ack) => window.push(frame, ack));
           const frameCount = Math.round(duration * rate);
           async function* frames(): AsyncGenerator<Buffer> {
             try {
-              yield* constantRate(window, { fps: rate, frameCount, latencyMs, signal: ctx.signal, fallback: () => captureViewport(cdp, quality) });
+              yield* constantRate(window, { frameCount, latencyMs, signal: ctx.signal, fallback: () => captureViewport(cdp, quality) });
             } finally {
               await screencast.stop();
             }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CaptureError } from '../../src/core/errors/catalogue.js';
-import { videoSuite, probe, frameAt, videoPath, ffmpegChildren, filesIn, MP4_MAGIC, WEBM_MAGIC } from './video-fixtures.js';
+import { videoSuite, probe, frameAt, videoPath, ffmpegChildren, filesIn, clockReadings, clockDrift, MP4_MAGIC, WEBM_MAGIC } from './video-fixtures.js';
 
 /** `scenario=record` against real Chromium and ffmpeg, and what every video capture shares. */
 
@@ -23,6 +23,22 @@ describe('scenario record', () => {
     const [r2, , b2] = (await frameAt(file, 1.9)).at(240, 135);
     expect(r1 - r2).toBeGreaterThan(25);
     expect(b2 - b1).toBeGreaterThan(25);
+  });
+
+  it('shows in every frame the page at the frame\'s own time: no fast start, no step back, a new frame for nearly every moment', async () => {
+    const result = await suite.engine.capture({ url: suite.server.url('/clock'), scenario: 'record', format: 'mp4', duration: 3, viewport_width: 640, viewport_height: 360 });
+    suite.results.push(result);
+    const { drift, backwards, repeats } = clockDrift(await clockReadings(videoPath(result), 640, 360), 30);
+    expect(backwards).toBe(0);
+    expect(Math.max(...drift.map(Math.abs))).toBeLessThanOrEqual(50);
+    expect(repeats).toBeLessThanOrEqual(0.05 * 90);
+  });
+
+  it('never steps back in time at 1280x720 either', async () => {
+    // Frames come at about 20 a second at this size on two cores, so the drift target is not asserted here.
+    const result = await suite.engine.capture({ url: suite.server.url('/clock'), scenario: 'record', format: 'mp4', duration: 2, viewport_width: 1280, viewport_height: 720 });
+    suite.results.push(result);
+    expect(clockDrift(await clockReadings(videoPath(result), 1280, 720), 30).backwards).toBe(0);
   });
 
   it('records VP9 webm and stores it for response_type=json', async () => {

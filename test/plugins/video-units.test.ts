@@ -7,7 +7,7 @@ import { CaptureError } from '../../src/core/errors/catalogue.js';
 import { parseCaptureParams } from '../../src/core/schema/capture-params.js';
 import type { CaptureContext, FrameStream } from '../../src/core/plugin-api.js';
 import { ScrollTimeline } from '../../plugins/scenario-scroll/timeline.js';
-import { FrameWindow } from '../../plugins/scenario-record/frame-window.js';
+import { FrameWindow } from '../../plugins/shared/frame-window.js';
 import { constantRate } from '../../plugins/scenario-record/constant-rate.js';
 import type { ScreencastFrame } from '../../plugins/shared/screencast.js';
 import { FrameClock } from '../../plugins/shared/frame-clock.js';
@@ -60,51 +60,73 @@ describe('scroll timeline', () => {
 
 describe('constant rate from screencast timestamps', () => {
   const frame = (timestamp: number, label: string): ScreencastFrame => ({ base64: Buffer.from(label).toString('base64'), timestamp, scrollY: 0 });
+  const label = (shown: ScreencastFrame | undefined): string | undefined => shown && Buffer.from(shown.base64, 'base64').toString();
 
   it('shows at each moment the frame drawn last before it, repeating and dropping frames', () => {
-    const window = new FrameWindow();
+    // Moments every 20 ms from 0.
+    const window = new FrameWindow(50, { leadInMs: 0 });
     const acks: string[] = [];
-    const push = (at: number, label: string): void => window.push(frame(at, label), () => acks.push(label));
+    const push = (at: number, name: string): void => window.push(frame(at, name), () => acks.push(name));
     push(0, 'a');
     push(10, 'b');
     push(45, 'c');
-    expect(window.take(20)?.base64).toBe(frame(0, 'b').base64);
-    expect(window.take(40)?.base64).toBe(frame(0, 'b').base64);
+    expect(label(window.take(0))).toBe('a');
+    expect(label(window.take(1))).toBe('b');
+    expect(label(window.take(2))).toBe('b');
     push(50, 'd');
     push(55, 'e');
-    expect(window.take(60)?.base64).toBe(frame(0, 'e').base64);
+    expect(label(window.take(3))).toBe('e');
     expect(window.size).toBe(1);
-    expect(acks).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(acks.sort()).toEqual(['a', 'b', 'c', 'd', 'e']);
   });
 
-  it('takes the earliest frame for a moment before any was drawn', () => {
-    const window = new FrameWindow();
-    window.push(frame(100, 'late'), () => undefined);
-    expect(window.take(50)?.base64).toBe(frame(0, 'late').base64);
+  it('starts the video a lead-in after the first frame drawn, when the screencast streams steadily', () => {
+    const window = new FrameWindow(20, { leadInMs: 300 });
+    expect(window.momentOf(0)).toBe(Number.POSITIVE_INFINITY);
+    window.push(frame(100, 'first'), () => undefined);
+    expect(window.momentOf(0)).toBe(400);
+    window.push(frame(390, 'steady'), () => undefined);
+    expect(label(window.take(0))).toBe('steady');
   });
 
-  it('holds back acknowledgements when the consumer falls behind, so memory stays flat', () => {
-    const window = new FrameWindow(3);
+  it('keeps the frame of every moment for an encoder that starts late, one frame per moment', () => {
+    // Moments every 10 ms; frames every 5 ms for 300 ms before the encoder asks for the first.
+    const window = new FrameWindow(100, { leadInMs: 0 });
+    let acked = 0;
+    for (let i = 0; i < 60; i++) window.push(frame(1000 + i * 5, String(i)), () => acked++);
+    expect(window.size).toBeLessThanOrEqual(31);
+    expect(acked).toBe(60);
+    for (let moment = 0; moment < 30; moment++) expect(label(window.take(moment))).toBe(String(moment * 2));
+  });
+
+  it('holds back acknowledgements past its capacity, so memory stays bounded however far the encoder falls behind', () => {
+    // A moment every ms: every frame is some moment's.
+    const window = new FrameWindow(1000, { capacity: 3, leadInMs: 0 });
     const acked: number[] = [];
     for (let i = 0; i < 10; i++) window.push(frame(1000 + i, String(i)), () => acked.push(i));
     expect(acked).toEqual([0, 1, 2]);
-    window.take(1005);
-    expect(window.size).toBeLessThanOrEqual(5);
-    expect(acked).toEqual(expect.arrayContaining([3, 4, 5, 6, 7]));
+    expect(label(window.take(5))).toBe('5');
+    // Frames 0-5 only showed moments gone by; of 6-9, the capacity's worth are acknowledged.
+    expect(window.size).toBe(4);
+    expect(acked.sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
   });
 
-  it('lets frames go while waiting, so a Chromium waiting for acknowledgements draws again', async () => {
-    const window = new FrameWindow(2);
-    const acked: number[] = [];
-    for (let i = 0; i < 4; i++) window.push(frame(1000 + i, String(i)), () => acked.push(i));
-    expect(acked).toEqual([0, 1]);
-    // The consumer, back after a pause, waits for a moment after every frame it holds.
-    await window.settle(2000, Date.now(), new AbortController().signal);
-    expect(acked).toEqual([0, 1, 2, 3]);
-    expect(window.size).toBe(1);
+  it('never steps back in time: frames are kept in the order they were drawn, one older than a frame shown is dropped', () => {
+    // Moments every 20 ms from the first frame, at 10.
+    const window = new FrameWindow(50, { leadInMs: 0 });
+    const acks: string[] = [];
+    const push = (at: number, name: string): void => window.push(frame(at, name), () => acks.push(name));
+    push(10, 'a');
+    push(50, 'c');
+    push(30, 'b');
+    expect(label(window.take(0))).toBe('a');
+    expect(label(window.take(1))).toBe('b');
+    push(20, 'older');
+    expect(acks).toContain('older');
+    expect(label(window.take(2))).toBe('c');
   });
 
-  it('starts the clock when the encoder asks for its second frame', () => {
+  it('starts a scroll video\'s clock when the encoder asks for its second frame', () => {
     let now = 1_000_000;
     const clock = new FrameClock(10, () => now);
     const first = clock.at(0);
@@ -116,17 +138,17 @@ describe('constant rate from screencast timestamps', () => {
   });
 
   it('yields exactly frameCount frames', async () => {
-    const window = new FrameWindow();
+    const window = new FrameWindow(50, { leadInMs: 0 });
     window.push(frame(Date.now() - 5, 'x'), () => undefined);
     const frames: Buffer[] = [];
-    for await (const data of constantRate(window, { fps: 50, frameCount: 10, latencyMs: 20, signal: new AbortController().signal, fallback: async () => Buffer.from('none') })) frames.push(data);
+    for await (const data of constantRate(window, { frameCount: 10, latencyMs: 20, signal: new AbortController().signal, fallback: async () => Buffer.from('none') })) frames.push(data);
     expect(frames).toHaveLength(10);
     expect(frames.every((data) => data.toString() === 'x')).toBe(true);
   });
 
   it('falls back to a still when the screencast sent nothing', async () => {
     const frames: string[] = [];
-    for await (const data of constantRate(new FrameWindow(), { fps: 100, frameCount: 3, latencyMs: 5, signal: new AbortController().signal, fallback: async () => Buffer.from('still') })) frames.push(data.toString());
+    for await (const data of constantRate(new FrameWindow(100, { leadInMs: 0 }), { frameCount: 3, latencyMs: 5, signal: new AbortController().signal, fallback: async () => Buffer.from('still') })) frames.push(data.toString());
     expect(frames).toEqual(['still', 'still', 'still']);
   });
 });
