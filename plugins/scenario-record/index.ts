@@ -1,8 +1,6 @@
 import type { CapturePlugin } from '../../src/core/plugin-api.js';
 import { frameRateFor } from '../shared/frame-rate.js';
-import { FrameWindow } from '../shared/frame-window.js';
-import { constantRate } from './constant-rate.js';
-import { captureViewport, screencastFor } from '../shared/screencast.js';
+import { screencastVideo } from '../shared/screencast-video.js';
 
 export interface RecordScenarioOptions {
   /** Frames per second of the video. @default the engine's `fps` (30) */
@@ -36,20 +34,7 @@ export function recordScenario(options: RecordScenarioOptions = {}): CapturePlug
         leavesContextState: true,
         when: (params) => params.scenario === 'record',
         run: async (ctx) => {
-          const rate = frameRateFor(ctx.params, fps);
-          const { viewport_width: width, viewport_height: height, duration } = ctx.params;
-          // Frames drawn while the encoder starts up are kept for it.
-          const window = new FrameWindow(rate);
-          const { cdp, screencast } = await screencastFor(ctx, quality, (frame, ack) => window.push(frame, ack));
-          const frameCount = Math.round(duration * rate);
-          async function* frames(): AsyncGenerator<Buffer> {
-            try {
-              yield* constantRate(window, { frameCount, latencyMs, signal: ctx.signal, fallback: () => captureViewport(cdp, quality) });
-            } finally {
-              await screencast.stop();
-            }
-          }
-          ctx.captured = { kind: 'frames', fps: rate, width, height, frameCount, encoding: 'jpeg', frames: frames() };
+          ctx.captured = await screencastVideo(ctx, { fps: frameRateFor(ctx.params, fps), quality, latencyMs });
         },
       },
     ],

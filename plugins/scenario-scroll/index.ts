@@ -1,9 +1,8 @@
 import type { CapturePlugin } from '../../src/core/plugin-api.js';
 import { frameRateFor } from '../shared/frame-rate.js';
-import { screencastFor } from '../shared/screencast.js';
-import { LatestFrame } from './latest-frame.js';
+import { screencastVideo } from '../shared/screencast-video.js';
+import { driveScroll } from './scroll-driver.js';
 import { ScrollTimeline } from './timeline.js';
-import { scrollFrames } from './scroll-frames.js';
 
 export interface ScrollScenarioOptions {
   /** Frames per second of the video. @default the engine's `fps` (30) */
@@ -12,20 +11,23 @@ export interface ScrollScenarioOptions {
   scrollAnimationMs?: number;
   /** JPEG quality of the frames handed to the encoder. @default 90 */
   frameQuality?: number;
-  /** Wait for a frame showing a new scroll position before falling back to screenshots. @default 3000 */
-  frameTimeoutMs?: number;
+  /** How late a frame may arrive after the moment it was drawn. @default 250 */
+  latencyMs?: number;
 }
 
 /** The defaults of `ScrollScenarioOptions`. */
-export const SCROLL_DEFAULTS = Object.freeze({ frameQuality: 90, scrollAnimationMs: 800, frameTimeoutMs: 3_000 });
+export const SCROLL_DEFAULTS = Object.freeze({ frameQuality: 90, scrollAnimationMs: 800, latencyMs: 250 });
 
 /**
- * `scenario=scroll`: a smooth scrolling animation of the page, rendered by deterministic frame
- * stepping, so the video is exactly `duration` s at a constant rate however loaded the machine is.
+ * `scenario=scroll`: a smooth scrolling animation of the page, scrolled in real time along a
+ * timeline of eased steps and recorded like `scenario=record`, so the page's own animations play at
+ * the speed a person scrolling would see them.
  */
 export function scrollScenario(options: ScrollScenarioOptions = {}): CapturePlugin {
   let fps = options.fps;
   const quality = options.frameQuality ?? SCROLL_DEFAULTS.frameQuality;
+  const latencyMs = options.latencyMs ?? SCROLL_DEFAULTS.latencyMs;
+  const animationMs = options.scrollAnimationMs ?? SCROLL_DEFAULTS.scrollAnimationMs;
   return {
     name: 'scenario-scroll',
     setup(host) {
@@ -39,29 +41,9 @@ export function scrollScenario(options: ScrollScenarioOptions = {}): CapturePlug
         when: (params) => params.scenario === 'scroll',
         run: async (ctx) => {
           const rate = frameRateFor(ctx.params, fps);
-          const { viewport_width: width, viewport_height: height, duration, scroll_by: scrollBy, scroll_delay: delayMs } = ctx.params;
-          const latest = new LatestFrame();
-          const { cdp, screencast } = await screencastFor(ctx, quality, (frame, ack) => latest.push(frame, ack));
-          const frameCount = Math.round(duration * rate);
-          const timeline = new ScrollTimeline({ fps: rate, scrollBy, delayMs, animationMs: options.scrollAnimationMs ?? SCROLL_DEFAULTS.scrollAnimationMs });
-          async function* frames(): AsyncGenerator<Buffer> {
-            try {
-              yield* scrollFrames({
-                cdp,
-                latest,
-                timeline,
-                frameCount,
-                fps: rate,
-                quality,
-                frameTimeoutMs: options.frameTimeoutMs ?? SCROLL_DEFAULTS.frameTimeoutMs,
-                signal: ctx.signal,
-                onFallback: () => ctx.warn('screencast stopped delivering frames; scrolling continues with screenshots'),
-              });
-            } finally {
-              await screencast.stop();
-            }
-          }
-          ctx.captured = { kind: 'frames', fps: rate, width, height, frameCount, encoding: 'jpeg', frames: frames() };
+          const { scroll_by: scrollBy, scroll_delay: delayMs } = ctx.params;
+          const timeline = new ScrollTimeline({ fps: rate, scrollBy, delayMs, animationMs });
+          ctx.captured = await screencastVideo(ctx, { fps: rate, quality, latencyMs, drive: (video) => driveScroll(timeline, rate, video) });
         },
       },
     ],

@@ -17,7 +17,7 @@ export function easeInOutCubic(progress: number): number {
  * Where the page is at each frame: a step scrolls `scrollBy` px with an eased animation, then
  * holds for `delayMs`; at the bottom steps hold. Each step stops at the page's bottom as measured
  * when it starts, so a page that grows while it scrolls (lazy content, infinite lists) simply goes
- * on at the next step. Depends only on the frame index, never on the clock.
+ * on at the next step. Depends only on the frame index and the page's size, never on the clock.
  */
 export class ScrollTimeline {
   private readonly animationMs: number;
@@ -35,17 +35,13 @@ export class ScrollTimeline {
     return (index * 1000) / this.options.fps;
   }
 
-  private stepOf(index: number): number {
+  /** The step frame `index` belongs to: the caller measures the page afresh when it changes. */
+  stepOf(index: number): number {
     return Math.floor(this.timeOf(index) / this.periodMs);
   }
 
-  /** Whether frame `index` begins a step (then the caller should measure the page afresh). */
-  startsStep(index: number): boolean {
-    return index === 0 || this.stepOf(index) !== this.stepOf(index - 1);
-  }
-
   /**
-   * Scroll position of frame `index`, called once per frame in order. `current` is where the page
+   * Scroll position of frame `index`, called in increasing order of frames (some may be skipped). `current` is where the page
    * is at the first frame and `maxScroll` how far it can scroll now, read at the start of each step.
    */
   positionAt(index: number, current: number, maxScroll: number): number {

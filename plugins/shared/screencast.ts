@@ -6,6 +6,8 @@ export interface ScreencastFrame {
   base64: string;
   /** Wall-clock time the frame was drawn, in ms since the epoch (comparable with `Date.now()`). */
   timestamp: number;
+  /** When it arrived here: long after it was drawn for the first frame of a page at rest. */
+  receivedAt: number;
   /** Vertical scroll position the frame shows, in CSS px. */
   scrollY: number;
 }
@@ -42,7 +44,7 @@ export async function startScreencast(
       cdp.send('Page.screencastFrameAck', { sessionId }).catch(() => undefined);
     };
     const timestamp = metadata.timestamp === undefined ? Date.now() : metadata.timestamp * 1000;
-    onFrame({ base64: data, timestamp, scrollY: metadata.scrollOffsetY }, ack);
+    onFrame({ base64: data, timestamp, receivedAt: Date.now(), scrollY: metadata.scrollOffsetY }, ack);
   };
   cdp.on('Page.screencastFrame', listener);
   await cdp.send('Page.startScreencast', {

@@ -6,6 +6,9 @@ import { decode, type DecodedImage } from '../helpers/pixels.js';
 import { html, startFixtureServer, type FixtureServer, type Handler } from '../helpers/fixture-server.js';
 import { createTestEngine, TEST_CONCURRENCY } from '../helpers/engine.js';
 import type { CaptureEngine, CaptureResult } from '../../src/index.js';
+import { clockPage } from '../../fixtures/clock-page/clock.js';
+
+export { clockDrift, clockReadings } from '../../fixtures/clock-page/clock.js';
 
 const run = promisify(execFile);
 
@@ -13,23 +16,8 @@ const page = html;
 
 /** Pages only the video tests need, added to the shared fixture server. */
 export const VIDEO_ROUTES: Record<string, Handler> = {
-  // The page's own clock, drawn on every animation frame: the ms since its navigation started, as
-  // CLOCK_BITS white or black blocks of CLOCK_BLOCK px in a row (big enough to survive compression),
-  // fixed at the top of a page `height` tall.
-  '/clock': (_req, res, q) =>
-    page(res, `<body style="margin:0;height:${q.get('height') ?? '100vh'};background:linear-gradient(#404040,#808080)">
-      <canvas id="clock" width="${CLOCK_BITS * CLOCK_BLOCK}" height="${CLOCK_BLOCK}" style="position:fixed;top:0;left:0"></canvas><script>
-      const context = clock.getContext('2d');
-      const draw = (now) => {
-        const ms = Math.round(now);
-        for (let bit = 0; bit < ${CLOCK_BITS}; bit++) {
-          context.fillStyle = (ms >> bit) & 1 ? '#ffffff' : '#000000';
-          context.fillRect(bit * ${CLOCK_BLOCK}, 0, ${CLOCK_BLOCK}, ${CLOCK_BLOCK});
-        }
-        requestAnimationFrame(draw);
-      };
-      requestAnimationFrame(draw);
-    </script></body>`),
+  // The page's own clock (fixtures/clock-page), on a page `height` tall.
+  '/clock': (_req, res, q) => page(res, clockPage(q.get('height') ?? undefined)),
   // Red to blue over `ms`, starting when the page loads, then stays blue.
   '/fade': (_req, res, q) =>
     page(res, `<body><style>@keyframes fade{from{background:#ff0000}to{background:#0000ff}}
@@ -50,45 +38,6 @@ export const VIDEO_ROUTES: Record<string, Handler> = {
       addEventListener('scroll', () => { if (scrollY + innerHeight > document.body.scrollHeight - 300) add(); });
     </script></body>`),
 };
-
-/** How the clock page draws its time: bits, and the side of each bit's block in px. */
-const CLOCK_BITS = 20;
-const CLOCK_BLOCK = 30;
-
-/** The page clock (ms) each frame of a video of the clock page shows, in order. */
-export async function clockReadings(file: string, width: number, height: number): Promise<number[]> {
-  const { stdout } = await run('ffmpeg', ['-v', 'error', '-i', file, '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1'], { encoding: 'buffer', maxBuffer: 1 << 30 });
-  const readings: number[] = [];
-  for (let offset = 0; offset + width * height <= stdout.length; offset += width * height) {
-    let ms = 0;
-    for (let bit = 0; bit < CLOCK_BITS; bit++) {
-      const centre = offset + Math.floor(CLOCK_BLOCK / 2) * width + bit * CLOCK_BLOCK + Math.floor(CLOCK_BLOCK / 2);
-      if ((stdout[centre] as number) > 128) ms |= 1 << bit;
-    }
-    readings.push(ms);
-  }
-  return readings;
-}
-
-/**
- * How far each frame's page clock is from where the video's timeline puts it (frame i at i / fps,
- * from the offset most frames share), for the frames that show new content; with the frames that
- * step back and those that repeat the one before.
- */
-export function clockDrift(readings: number[], fps: number): { drift: number[]; backwards: number; repeats: number } {
-  const offsets = readings.map((ms, i) => ms - (i * 1000) / fps).sort((a, b) => a - b);
-  const offset = offsets[Math.floor(offsets.length / 2)] as number;
-  const drift: number[] = [];
-  let backwards = 0;
-  let repeats = 0;
-  readings.forEach((ms, i) => {
-    const before = readings[i - 1];
-    if (before !== undefined && ms < before) backwards++;
-    if (before !== undefined && ms === before) repeats++;
-    else drift.push(ms - (i * 1000) / fps - offset);
-  });
-  return { drift, backwards, repeats };
-}
 
 export interface Probe {
   codec: string;

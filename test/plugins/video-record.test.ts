@@ -28,17 +28,22 @@ describe('scenario record', () => {
   it('shows in every frame the page at the frame\'s own time: no fast start, no step back, a new frame for nearly every moment', async () => {
     const result = await suite.engine.capture({ url: suite.server.url('/clock'), scenario: 'record', format: 'mp4', duration: 3, viewport_width: 640, viewport_height: 360 });
     suite.results.push(result);
-    const { drift, backwards, repeats } = clockDrift(await clockReadings(videoPath(result), 640, 360), 30);
+    const { drift, backwards, repeats, unreadable } = clockDrift(await clockReadings(videoPath(result), 640, 360), 30);
+    expect(unreadable).toBe(0);
     expect(backwards).toBe(0);
     expect(Math.max(...drift.map(Math.abs))).toBeLessThanOrEqual(50);
     expect(repeats).toBeLessThanOrEqual(0.05 * 90);
   });
 
-  it('never steps back in time at 1280x720 either', async () => {
-    // Frames come at about 20 a second at this size on two cores, so the drift target is not asserted here.
+  it('never steps back in time at 1280x720 either, and stays within half of Chromium\'s longest gap', async () => {
+    // At this size on two cores Chromium sends about 20 frames a second with gaps of up to ~130 ms
+    // while ffmpeg encodes (a raw screencast shows them: benchmarks/video), so the issue's 50 ms is
+    // the benchmark's to report; taking the frame nearest each moment keeps within half a gap.
     const result = await suite.engine.capture({ url: suite.server.url('/clock'), scenario: 'record', format: 'mp4', duration: 2, viewport_width: 1280, viewport_height: 720 });
     suite.results.push(result);
-    expect(clockDrift(await clockReadings(videoPath(result), 1280, 720), 30).backwards).toBe(0);
+    const { drift, backwards } = clockDrift(await clockReadings(videoPath(result), 1280, 720), 30);
+    expect(backwards).toBe(0);
+    expect(Math.max(...drift.map(Math.abs))).toBeLessThanOrEqual(100);
   });
 
   it('records VP9 webm and stores it for response_type=json', async () => {

@@ -3,7 +3,7 @@ import type { CaptureResult } from '../../src/index.js';
 import { BAND_COLOURS } from '../helpers/fixture-server.js';
 import { createTestEngine } from '../helpers/engine.js';
 import { near } from '../helpers/pixels.js';
-import { videoSuite, probe, frameAt, videoPath, MP4_MAGIC, WEBM_MAGIC } from './video-fixtures.js';
+import { videoSuite, probe, frameAt, videoPath, clockReadings, clockDrift, MP4_MAGIC, WEBM_MAGIC } from './video-fixtures.js';
 
 /**
  * `scenario=scroll` against real Chromium and ffmpeg. With scroll_delay 200 and the plugin's 800 ms
@@ -33,6 +33,13 @@ describe('scenario scroll', () => {
     expect(near((await frameAt(file, 0.9)).at(320, 180), BAND_COLOURS[1] as string, 20)).toBe(true);
     expect(near(last.at(320, 180), BAND_COLOURS[2] as string, 20)).toBe(true);
     expect(first.at(320, 180)).not.toEqual(last.at(320, 180));
+  });
+
+  it('gives the page the time the video shows: its own clock runs at the video\'s speed, never back', async () => {
+    const { file } = await scroll('/clock?height=20000px', { format: 'mp4', duration: 3 });
+    const { rate, backwards } = clockDrift(await clockReadings(file, 640, 360), 30);
+    expect(backwards).toBe(0);
+    expect(Math.abs(rate - 1)).toBeLessThanOrEqual(0.05);
   });
 
   it('renders VP9 webm at odd viewport sizes (mp4 alone needs even sides)', async () => {

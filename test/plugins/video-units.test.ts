@@ -8,9 +8,8 @@ import { parseCaptureParams } from '../../src/core/schema/capture-params.js';
 import type { CaptureContext, FrameStream } from '../../src/core/plugin-api.js';
 import { ScrollTimeline } from '../../plugins/scenario-scroll/timeline.js';
 import { FrameWindow } from '../../plugins/shared/frame-window.js';
-import { constantRate } from '../../plugins/scenario-record/constant-rate.js';
+import { constantRate } from '../../plugins/shared/constant-rate.js';
 import type { ScreencastFrame } from '../../plugins/shared/screencast.js';
-import { FrameClock } from '../../plugins/shared/frame-clock.js';
 import { encodeVideo, findFfmpeg } from '../../plugins/encode-video/index.js';
 import { crfFor, ffmpegArgs, outputSize } from '../../plugins/encode-video/ffmpeg-args.js';
 import { ffmpegChildren, probe } from './video-fixtures.js';
@@ -37,9 +36,15 @@ describe('scroll timeline', () => {
     expect(positions.slice(10, 20)).toEqual([1000, 1032, 1256, 1744, 1968, 2000, 2000, 2000, 2000, 2000]);
   });
 
-  it('marks the first frame of every step, where the page is measured again', () => {
+  it('tells the step of every frame, where the page is measured again', () => {
     const line = timeline();
-    expect([0, 1, 9, 10, 11, 20].map((index) => line.startsStep(index))).toEqual([true, false, false, true, false, true]);
+    expect([0, 1, 9, 10, 11, 20].map((index) => line.stepOf(index))).toEqual([0, 0, 0, 1, 1, 2]);
+  });
+
+  it('gives the same positions to a driver that skips frames, across steps too', () => {
+    const all = play(timeline(), 30, () => 10_000);
+    const line = timeline();
+    expect([0, 2, 3, 13, 24, 29].map((index) => line.positionAt(index, 0, 10_000))).toEqual([0, 2, 3, 13, 24, 29].map((index) => all[index]));
   });
 
   it('stops at the bottom and holds there', () => {
@@ -59,10 +64,10 @@ describe('scroll timeline', () => {
 });
 
 describe('constant rate from screencast timestamps', () => {
-  const frame = (timestamp: number, label: string): ScreencastFrame => ({ base64: Buffer.from(label).toString('base64'), timestamp, scrollY: 0 });
+  const frame = (timestamp: number, label: string): ScreencastFrame => ({ base64: Buffer.from(label).toString('base64'), timestamp, receivedAt: timestamp, scrollY: 0 });
   const label = (shown: ScreencastFrame | undefined): string | undefined => shown && Buffer.from(shown.base64, 'base64').toString();
 
-  it('shows at each moment the frame drawn last before it, repeating and dropping frames', () => {
+  it('shows at each moment the frame drawn nearest to it, repeating and dropping frames', () => {
     // Moments every 20 ms from 0.
     const window = new FrameWindow(50, { leadInMs: 0 });
     const acks: string[] = [];
@@ -70,14 +75,14 @@ describe('constant rate from screencast timestamps', () => {
     push(0, 'a');
     push(10, 'b');
     push(45, 'c');
-    expect(label(window.take(0))).toBe('a');
-    expect(label(window.take(1))).toBe('b');
-    expect(label(window.take(2))).toBe('b');
+    expect([0, 1, 2].map((moment) => label(window.take(moment)))).toEqual(['a', 'b', 'c']);
     push(50, 'd');
     push(55, 'e');
-    expect(label(window.take(3))).toBe('e');
+    push(75, 'f');
+    // 60 is nearest to e (d, at 50, is shown by no moment); 80 and 100 to f.
+    expect([3, 4, 5].map((moment) => label(window.take(moment)))).toEqual(['e', 'f', 'f']);
     expect(window.size).toBe(1);
-    expect(acks.sort()).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(acks.sort()).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);
   });
 
   it('starts the video a lead-in after the first frame drawn, when the screencast streams steadily', () => {
@@ -124,17 +129,6 @@ describe('constant rate from screencast timestamps', () => {
     push(20, 'older');
     expect(acks).toContain('older');
     expect(label(window.take(2))).toBe('c');
-  });
-
-  it('starts a scroll video\'s clock when the encoder asks for its second frame', () => {
-    let now = 1_000_000;
-    const clock = new FrameClock(10, () => now);
-    const first = clock.at(0);
-    now += 150;
-    const second = clock.at(1);
-    expect(second).toBe(now);
-    expect(second - first).toBe(150);
-    expect(clock.at(2) - second).toBe(100);
   });
 
   it('yields exactly frameCount frames', async () => {

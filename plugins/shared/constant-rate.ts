@@ -1,5 +1,5 @@
-import type { FrameWindow } from '../shared/frame-window.js';
-import type { ScreencastFrame } from '../shared/screencast.js';
+import type { FrameWindow } from './frame-window.js';
+import type { ScreencastFrame } from './screencast.js';
 
 export interface ConstantRateOptions {
   /** Exactly this many frames are yielded. */
