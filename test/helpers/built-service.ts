@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { closedPort } from './ports.js';
 
@@ -34,13 +37,19 @@ export async function killLeftoverBuiltProcesses(): Promise<void> {
   await Promise.all([...live].map((built) => built.killGroup()));
 }
 
-/** Runs the built CLI in a process group of its own, so it can be killed with its browser. */
-function runBuilt(args: string[], env: Record<string, string>): BuiltProcess {
+/**
+ * Runs the built CLI in a process group of its own, so it can be killed with its browser;
+ * `cleanup` runs once it has exited, before `exited` resolves.
+ */
+function runBuilt(args: string[], env: Record<string, string>, cleanup: () => Promise<void> = async () => undefined): BuiltProcess {
   const child = spawn(process.execPath, [BUILT_CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code))).then(async (code) => {
+    await cleanup();
+    return code;
+  });
   const running = (): boolean => child.exitCode === null && child.signalCode === null;
   const built: BuiltProcess = {
     child,
@@ -60,10 +69,17 @@ function runBuilt(args: string[], env: Record<string, string>): BuiltProcess {
   return built;
 }
 
-/** `capture-engine serve` on a free port with `adapter` (and `extraArgs`), once it answers. */
+/**
+ * `capture-engine serve` on a free port with `adapter` (and `extraArgs`), once it answers. The files
+ * it stores go to a directory of its own, removed once it has exited, unless `env` names one.
+ */
 export async function startBuiltService(adapter: string, env: Record<string, string>, extraArgs: string[] = []): Promise<BuiltService> {
   const port = await closedPort();
-  const built = runBuilt(['serve', '--port', String(port), '--host', '127.0.0.1', '--adapter', adapter, ...extraArgs], env);
+  const ownStorage = env.CAPTURE_STORAGE_DIR === undefined ? await mkdtemp(path.join(os.tmpdir(), 'built-service-')) : undefined;
+  const args = ['serve', '--port', String(port), '--host', '127.0.0.1', '--adapter', adapter, ...extraArgs];
+  const built = runBuilt(args, ownStorage ? { CAPTURE_STORAGE_DIR: ownStorage, ...env } : env, async () => {
+    if (ownStorage) await rm(ownStorage, { recursive: true, force: true });
+  });
   const origin = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
     if (await fetch(`${origin}/api/v1/openapi.json`).then((r) => r.ok, () => false)) break;
