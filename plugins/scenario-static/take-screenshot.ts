@@ -2,13 +2,14 @@ import type { CDPSession } from 'playwright-core';
 import sharp, { type OverlayOptions } from 'sharp';
 import type { CaptureContext, ImageArtifact } from '../../src/core/plugin-api.js';
 import type { CaptureParams } from '../../src/core/schema/capture-params.js';
+import type { ImageFormat } from '../../src/core/schema/formats.js';
 import { shootUnlessBlank } from './blank-shot.js';
 import { elementGraceMs, visible } from '../shared/visible-element.js';
 import { HOLD_RESIZE_KEY } from '../../src/core/resize-hold.js';
 
 type CdpFormat = 'png' | 'jpeg' | 'webp';
-/** Largest side each encoder accepts (libjpeg: 65,500; WebP: 16,383); past them encoders fail or return an empty image. */
-const MAX_SIDE: Record<CdpFormat, number> = { png: 1 << 30, jpeg: 65_500, webp: 16_383 };
+/** Largest side each format's encoder accepts (libjpeg: 65,500; WebP: 16,383; HEIF: 16,384); past them encoders fail or return an empty image. */
+const MAX_SIDE: Record<ImageFormat, number> = { png: 1 << 30, jpg: 65_500, webp: 16_383, avif: 16_384 };
 /** Tallest single screenshot (in output pixels) Chromium renders reliably; taller pages are taken in tiles. */
 const MAX_TILE = 16_384;
 const TILE = 8_192;
@@ -80,7 +81,7 @@ export async function fullPage(ctx: CaptureContext, maxHeight: number): Promise<
   const { cssContentSize } = await cdp.send('Page.getLayoutMetrics');
   const pageHeight = Math.max(params.viewport_height, Math.ceil(cssContentSize.height));
   const wanted = encodingFor(ctx);
-  const height = Math.min(pageHeight, maxHeight, Math.floor(MAX_SIDE[wanted.format] / scale));
+  const height = Math.min(pageHeight, maxHeight, Math.floor(MAX_SIDE[params.format as ImageFormat] / scale));
   const clippedFrom = height < pageHeight ? pageHeight : undefined;
   const out = { width: Math.round(width * scale), height: Math.round(height * scale) };
 

@@ -15,7 +15,7 @@ describe('tiers', () => {
       maxFullPageHeight: 32_000,
       scripts: true,
       maxDeviceScaleFactor: 3,
-      formats: ['png', 'jpg', 'webp', 'pdf', 'mp4', 'webm', 'gif'],
+      formats: ['png', 'jpg', 'webp', 'avif', 'pdf', 'mp4', 'webm', 'gif'],
     });
     expect(DEFAULT_TIERS.ENTERPRISE.requestsPerMinute).toBe(150);
     expect(resolveTiers({ FREE: { requestsPerMinute: 5 } }).FREE).toMatchObject({ requestsPerMinute: 5, monthlyQuota: 100 });

@@ -156,6 +156,61 @@ describe.skipIf(!isBuilt())('capture options over HTTP (npm start)', () => {
     expect(await jpg.json()).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', params: ['omit_background', 'format'] });
   });
 
+  it('format=avif: an AV1 image of the shot, transparent with omit_background', async () => {
+    const avif = await bytes(await get('/solid?color=%2300ff00', { format: 'avif' }), 'image/avif');
+    expect(avif.subarray(4, 12).toString('latin1')).toBe('ftypavif');
+    expect(await sharp(avif).metadata()).toMatchObject({ format: 'heif', compression: 'av1', width: 300, height: 200 });
+    const { data, info } = await sharp(avif).raw().toBuffer({ resolveWithObject: true });
+    expect(near([...data.subarray((100 * info.width + 150) * info.channels, (100 * info.width + 150) * info.channels + 3)] as [number, number, number], '#00ff00')).toBe(true);
+    const clear = await sharp(await bytes(await get('/meta', { format: 'avif', omit_background: 'true' }), 'image/avif')).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    expect(clear.data[(150 * clear.info.width + 250) * clear.info.channels + 3]).toBe(0);
+  });
+
+  it('image_width, image_height, image_fit: the shot resized after the capture, each fit as documented', async () => {
+    // 300x200: the left half red, the right half blue.
+    const halves = '<body style="margin:0;display:flex;height:100vh"><div style="flex:1;background:#ff0000"></div><div style="flex:1;background:#0000ff"></div></body>';
+    const resized = async (params: Record<string, unknown>, contentType = 'image/png') => {
+      const response = await fetch(`${service.origin}/api/v1/capture`, {
+        method: 'POST',
+        headers: { 'X-API-Key': KEY, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ html: halves, ...small, ...params }),
+      });
+      const { data, info } = await sharp(await bytes(response, contentType)).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+      const at = (x: number, y: number): number[] => [...data.subarray((y * info.width + x) * 4, (y * info.width + x) * 4 + 4)];
+      return { width: info.width, height: info.height, at };
+    };
+    const alone = await resized({ image_width: 150 });
+    expect([alone.width, alone.height]).toEqual([150, 100]);
+    const cover = await resized({ image_width: 100, image_height: 100 });
+    expect([cover.width, cover.height]).toEqual([100, 100]);
+    expect(near(cover.at(10, 50).slice(0, 3) as [number, number, number], '#ff0000')).toBe(true);
+    expect(near(cover.at(90, 50).slice(0, 3) as [number, number, number], '#0000ff')).toBe(true);
+    const contain = await resized({ image_width: 100, image_height: 100, image_fit: 'contain' });
+    expect([contain.width, contain.height]).toEqual([100, 100]);
+    expect(contain.at(50, 3)[3]).toBe(0);
+    expect(near(contain.at(10, 50).slice(0, 3) as [number, number, number], '#ff0000')).toBe(true);
+    const inside = await resized({ image_width: 100, image_height: 100, image_fit: 'inside', format: 'webp' }, 'image/webp');
+    expect([inside.width, inside.height]).toEqual([100, 67]);
+    const fill = await resized({ image_width: 100, image_height: 100, image_fit: 'fill', format: 'jpg' }, 'image/jpeg');
+    // Stretched: red and blue from top to bottom, no padding.
+    expect(near(fill.at(10, 3).slice(0, 3) as [number, number, number], '#ff0000')).toBe(true);
+    expect(near(fill.at(90, 96).slice(0, 3) as [number, number, number], '#0000ff')).toBe(true);
+    const padded = await resized({ image_width: 100, image_height: 100, image_fit: 'contain', format: 'jpg' }, 'image/jpeg');
+    expect(near(padded.at(50, 3).slice(0, 3) as [number, number, number], '#ffffff')).toBe(true);
+  });
+
+  it('image_width and image_fit refused where they mean nothing, naming the parameters', async () => {
+    const pdf = await get('/solid', { image_width: '100', format: 'pdf' });
+    expect(pdf.status).toBe(400);
+    expect(await pdf.json()).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', params: ['image_width', 'format'] });
+    const fitAlone = await get('/solid', { image_fit: 'contain' });
+    expect(fitAlone.status).toBe(400);
+    expect(await fitAlone.json()).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', params: ['image_fit', 'image_width'] });
+    const zero = await get('/solid', { image_width: '0' });
+    expect(zero.status).toBe(400);
+    expect(await zero.json()).toMatchObject({ code: 'INVALID_PARAMETER', param: 'image_width' });
+  });
+
   it('fail_on_http_error: an error page is 502 http_status, and captured without it', async () => {
     const failed = await get('/status?code=404', { fail_on_http_error: 'true' });
     expect(failed.status).toBe(502);

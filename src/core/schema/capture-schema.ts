@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { FORMATS, type CaptureFormat } from './formats.js';
 import { PAGE_OPTION_PROPERTIES } from './page-option-params.js';
+import { IMAGE_SIZE_PROPERTIES } from './image-size-params.js';
 import { PDF_OPTION_PROPERTIES } from './pdf-params.js';
 import { DOCUMENT_PROPERTIES } from './document-params.js';
 import { READINESS_PROPERTIES } from './readiness-params.js';
@@ -28,7 +29,7 @@ export const CaptureParamsSchema = Type.Object(
     ...DOCUMENT_PROPERTIES,
     format: Type.Enum(Object.keys(FORMATS) as CaptureFormat[], {
       default: 'png',
-      description: 'Output format: png, jpg, webp images; pdf, the page printed by Chromium; mp4, webm and animated gif, videos of a scroll or record scenario.',
+      description: 'Output format: png, jpg, webp, avif images; pdf, the page printed by Chromium; mp4, webm and animated gif, videos of a scroll or record scenario.',
     }),
     viewport_width: Type.Integer({ minimum: 100, maximum: 7680, default: DEFAULTS.viewport.width, description: 'Viewport width in px.' }),
     viewport_height: Type.Integer({ minimum: 100, maximum: 4320, default: DEFAULTS.viewport.height, description: 'Viewport height in px.' }),
@@ -36,7 +37,8 @@ export const CaptureParamsSchema = Type.Object(
     full_page_max_height: Type.Optional(
       Type.Integer({ minimum: 100, maximum: 1_000_000, description: 'Tallest full-page image in px (the tier and the engine cap it); taller pages are cut and report `clipped_from`.' }),
     ),
-    quality: Type.Integer({ minimum: 1, maximum: 100, default: 90, description: 'jpg/webp quality; encoder quality for video; ignored for png.' }),
+    quality: Type.Integer({ minimum: 1, maximum: 100, default: 90, description: 'jpg/webp/avif quality; encoder quality for video; ignored for png.' }),
+    ...IMAGE_SIZE_PROPERTIES,
     response_type: Type.Enum(['image', 'json'], {
       default: 'image',
       description: '`image` returns the file itself; `json` stores it and returns its url.',

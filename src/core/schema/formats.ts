@@ -7,6 +7,7 @@ export const FORMATS = {
   png: { contentType: 'image/png', extension: 'png', kind: 'image' },
   jpg: { contentType: 'image/jpeg', extension: 'jpg', kind: 'image' },
   webp: { contentType: 'image/webp', extension: 'webp', kind: 'image' },
+  avif: { contentType: 'image/avif', extension: 'avif', kind: 'image' },
   pdf: { contentType: 'application/pdf', extension: 'pdf', kind: 'document' },
   mp4: { contentType: 'video/mp4', extension: 'mp4', kind: 'video' },
   webm: { contentType: 'video/webm', extension: 'webm', kind: 'video' },

@@ -1,5 +1,5 @@
 import { CaptureError } from '../errors/catalogue.js';
-import { IMAGE_FORMATS, VIDEO_FORMATS, isVideoFormat, type CaptureFormat } from './formats.js';
+import { IMAGE_FORMATS, VIDEO_FORMATS, isImageFormat, isVideoFormat, type CaptureFormat } from './formats.js';
 import { CaptureParamsSchema, type CaptureParams } from './capture-schema.js';
 import { inches, LARGEST_PAPER_INCHES } from './pdf-params.js';
 import { documentPath, type DocumentFileParam } from './document-params.js';
@@ -20,6 +20,7 @@ function incompatible(message: string, params: string[]): CaptureError {
 
 const CACHE_OPTIONS = ['cache_ttl', 'cache_stale_ttl', 'cache_key', 'fresh'] as const;
 const CLIP = ['clip_x', 'clip_y', 'clip_width', 'clip_height'] as const;
+const IMAGE_SIZE = ['image_width', 'image_height'] as const;
 /** ffmpeg's palette filters make every gif frame a full image: longer gifs are better as a video. */
 export const MAX_GIF_SECONDS = 30;
 const quoted = (formats: readonly string[]): string => formats.map((format) => `'${format}'`).join(', ');
@@ -76,9 +77,12 @@ export function checkCombinations(given: Given, missing: (name: keyof CapturePar
   if (region.length > 1) throw incompatible(`${region.join(' and ')} each choose what to capture; give one`, region);
   const regionName = region.find((name) => name !== 'full_page' || format !== 'pdf');
   if (regionName !== undefined && (video || format === 'pdf')) throw incompatible(`${regionName} applies to ${quoted(IMAGE_FORMATS)} only, not to format '${format}'`, [regionName, 'format']);
-  if (given.get('omit_background') === true && format !== 'png' && format !== 'webp') {
-    throw incompatible(`omit_background needs a transparent image: png or webp, not '${format}'`, ['omit_background', 'format']);
+  if (given.get('omit_background') === true && format !== 'png' && format !== 'webp' && format !== 'avif') {
+    throw incompatible(`omit_background needs a transparent image: png, webp or avif, not '${format}'`, ['omit_background', 'format']);
   }
+  const sized = IMAGE_SIZE.find((name) => given.has(name));
+  if (sized !== undefined && !isImageFormat(format)) throw incompatible(`${sized} applies to ${quoted(IMAGE_FORMATS)} only, not to format '${format}'`, [sized, 'format']);
+  if (sized === undefined && chosen(given, 'image_fit')) throw incompatible('image_fit applies to a resized image: it needs image_width or image_height', ['image_fit', 'image_width']);
   const cached = given.get('cache') === true;
   if (cached && given.get('async') === true) throw incompatible('cache answers from stored captures; async=true queues a new one: give one', ['cache', 'async']);
   const cacheOption = CACHE_OPTIONS.find((name) => chosen(given, name));
