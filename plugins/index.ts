@@ -9,13 +9,14 @@ import { diagnostics } from './diagnostics/index.js';
 import { hideSelectors } from './hide-selectors/index.js';
 import { blockAds, type BlockAdsOptions } from './block-ads/index.js';
 import { blockCookies, type BlockCookiesOptions } from './block-cookies/index.js';
+import { blockRequests } from './block-requests/index.js';
 import { staticScenario } from './scenario-static/index.js';
 import { encodeImage } from './encode-image/index.js';
 import { scrollScenario } from './scenario-scroll/index.js';
 import { recordScenario } from './scenario-record/index.js';
 import { encodeVideo } from './encode-video/index.js';
 
-export { geolocation, pageOptions, pageSettle, pageWaits, pageActions, captureRules, diagnostics, hideSelectors, blockAds, blockCookies, staticScenario, encodeImage, scrollScenario, recordScenario, encodeVideo };
+export { geolocation, pageOptions, pageSettle, pageWaits, pageActions, captureRules, diagnostics, hideSelectors, blockAds, blockCookies, blockRequests, staticScenario, encodeImage, scrollScenario, recordScenario, encodeVideo };
 export type { BlockAdsOptions, BlockCookiesOptions };
 
 /** What the built-in plugins take from `createCaptureEngine`'s options. */
@@ -42,6 +43,7 @@ export function defaultPlugins(options: DefaultPluginOptions = {}): CapturePlugi
     geolocation(),
     pageOptions(),
     pageSettle(),
+    blockRequests(),
     blockAds(options.adBlocking),
     blockCookies(options.cookieBanners),
     pageWaits(),

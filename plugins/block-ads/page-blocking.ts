@@ -54,7 +54,7 @@ export class PageBlocking {
       const details = route.request();
       const frame = details.frame();
       if (details.isNavigationRequest() && frame.parentFrame() === null) {
-        await route.continue();
+        await route.fallback();
         return;
       }
       const { redirect, match } = this.blocker.match(fromPlaywrightDetails(details));
@@ -67,7 +67,7 @@ export class PageBlocking {
       } else if (match) {
         await route.abort('blockedbyclient');
       } else {
-        await route.continue();
+        await route.fallback();
       }
     } catch {
       // The page or its context closed while the request waited.

@@ -96,6 +96,6 @@ async function sendHeadersToTarget({ page, params, target }: CaptureContext): Pr
   const extra = params.headers ?? {};
   await page.route(
     (url) => url.origin === origin,
-    (route) => route.continue({ headers: { ...route.request().headers(), ...extra } }),
+    (route) => route.fallback({ headers: { ...route.request().headers(), ...extra } }),
   );
 }

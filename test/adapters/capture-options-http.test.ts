@@ -31,6 +31,17 @@ beforeAll(async () => {
       res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<body style="margin:0;height:100vh;background:${cookie.includes('session=abc') ? '#00ff00' : '#ff0000'}">
         <img src="http://localhost:${port}/third-party.png"></body>`);
     },
+    // A page that loads one request of each kind: its stylesheet paints it green, its script
+    // draws a blue box, its image and fetch are only counted.
+    '/kinds': (_req, res) =>
+      res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<head><link rel="stylesheet" href="/kinds/style.css"></head>
+        <body style="margin:0;height:100vh;background:#ff0000"><img src="/kinds/pic.svg" width="10" height="10">
+        <script src="/kinds/app.js"></script><script>fetch('/kinds/data').catch(() => undefined)</script></body>`),
+    '/kinds/style.css': (_req, res) => res.writeHead(200, { 'Content-Type': 'text/css' }).end('body{background:#00ff00 !important}'),
+    '/kinds/app.js': (_req, res) =>
+      res.writeHead(200, { 'Content-Type': 'text/javascript' }).end("const box = document.createElement('div'); box.style.cssText = 'position:fixed;left:0;top:100px;width:300px;height:100px;background:#0000ff'; document.body.append(box);"),
+    '/kinds/pic.svg': (_req, res) => res.writeHead(200, { 'Content-Type': 'image/svg+xml' }).end('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>'),
+    '/kinds/data': (_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}'),
     '/third-party.png': (req, res) => {
       seenHeader.set('/third-party.png', req.headers['x-capture-test'] as string | undefined);
       res.writeHead(404).end();
@@ -209,6 +220,33 @@ describe.skipIf(!isBuilt())('capture options over HTTP (npm start)', () => {
     const zero = await get('/solid', { image_width: '0' });
     expect(zero.status).toBe(400);
     expect(await zero.json()).toMatchObject({ code: 'INVALID_PARAMETER', param: 'image_width' });
+  });
+
+  it('block_resources, block_requests, javascript=false: what is refused never reaches the server, what is not still works', async () => {
+    const KINDS = ['/kinds/style.css', '/kinds/app.js', '/kinds/pic.svg', '/kinds/data'];
+    const loaded = async (query: Query): Promise<{ counts: number[]; top: [number, number, number]; bottom: [number, number, number] }> => {
+      const before = KINDS.map((kind) => fixtures.hits(kind));
+      const image = await decode(await bytes(await get('/kinds', query)));
+      return { counts: KINDS.map((kind, i) => fixtures.hits(kind) - (before[i] as number)), top: image.at(150, 50), bottom: image.at(150, 150) };
+    };
+    const all = await loaded({});
+    expect(all.counts).toEqual([1, 1, 1, 1]);
+    expect(near(all.top, '#00ff00') && near(all.bottom, '#0000ff')).toBe(true);
+    const noImagesNorFetches = await loaded({ block_resources: 'image, xhr' });
+    expect(noImagesNorFetches.counts).toEqual([1, 1, 0, 0]);
+    const noStyles = await loaded({ block_resources: 'stylesheet' });
+    expect(noStyles.counts).toEqual([0, 1, 1, 1]);
+    expect(near(noStyles.top, '#ff0000')).toBe(true);
+    const noScript = await loaded({ block_requests: '*/kinds/app.*' });
+    expect(noScript.counts).toEqual([1, 0, 1, 1]);
+    expect(near(noScript.bottom, '#00ff00')).toBe(true);
+    // The page's scripts do not run (no box, no fetch); the caller's do.
+    const scriptless = await loaded({ javascript: 'false', scripts: "document.body.insertAdjacentHTML('beforeend', '<div style=\"position:fixed;left:0;top:0;width:300px;height:100px;background:#ffff00\"></div>')" });
+    expect(scriptless.counts.slice(3)).toEqual([0]);
+    expect(near(scriptless.top, '#ffff00') && near(scriptless.bottom, '#00ff00')).toBe(true);
+    const unknown = await get('/kinds', { block_resources: 'image,video' });
+    expect(unknown.status).toBe(400);
+    expect(await unknown.json()).toMatchObject({ code: 'INVALID_PARAMETER', param: 'block_resources' });
   });
 
   it('fail_on_http_error: an error page is 502 http_status, and captured without it', async () => {

@@ -27,6 +27,7 @@ describe('request schema', () => {
       response_type: 'image',
       block_ads: false,
       block_cookies: false,
+      javascript: true,
       hide_selectors: '',
       hide_mode: 'remove',
       scenario: 'static',

@@ -2,6 +2,7 @@ import Type, { type Static } from 'typebox';
 import { FORMATS, type CaptureFormat } from './formats.js';
 import { PAGE_OPTION_PROPERTIES } from './page-option-params.js';
 import { IMAGE_SIZE_PROPERTIES } from './image-size-params.js';
+import { BLOCKING_PROPERTIES } from './blocking-params.js';
 import { PDF_OPTION_PROPERTIES } from './pdf-params.js';
 import { DOCUMENT_PROPERTIES } from './document-params.js';
 import { READINESS_PROPERTIES } from './readiness-params.js';
@@ -45,6 +46,7 @@ export const CaptureParamsSchema = Type.Object(
     }),
     block_ads: Type.Boolean({ default: false, description: 'Block advertisements and trackers.' }),
     block_cookies: Type.Boolean({ default: false, description: 'Block and dismiss cookie banners and privacy notices.' }),
+    ...BLOCKING_PROPERTIES,
     hide_selectors: Type.String({ maxLength: 4096, default: '', description: 'Comma-separated CSS selectors hidden before the capture.' }),
     hide_mode: Type.Enum(['remove', 'hide'], {
       default: 'remove',

@@ -1,0 +1,63 @@
+import type { Route } from 'playwright-core';
+import type { CaptureContext, CapturePlugin } from '../../src/core/plugin-api.js';
+import { blockedResourceTypes, blockedUrlPatterns } from '../../src/core/schema/blocking-params.js';
+
+/**
+ * `block_resources`, `block_requests` and `javascript=false`: what the caller wants neither loaded
+ * nor run, set on the capture's page before it navigates. A refused request fails as the ad
+ * blocker's do (`net::ERR_BLOCKED_BY_CLIENT`), so diagnostics and the failure rules see it as blocked.
+ */
+export function blockRequests(): CapturePlugin {
+  return {
+    name: 'block-requests',
+    stages: [
+      {
+        name: 'javascript',
+        phase: 'prepare',
+        leavesContextState: true,
+        when: (params) => !params.javascript,
+        // Init scripts and evaluations (the engine's own, the caller's `scripts`) still run.
+        run: async ({ cdp }) => {
+          await cdp.send('Emulation.setScriptExecutionDisabled', { value: true });
+        },
+      },
+      {
+        name: 'refuse',
+        phase: 'prepare',
+        leavesContextState: true,
+        when: (params) => params.block_resources !== undefined || params.block_requests !== undefined,
+        run: refuseMatching,
+      },
+    ],
+  };
+}
+
+async function refuseMatching(ctx: CaptureContext): Promise<void> {
+  const types = blockedResourceTypes(ctx.params.block_resources);
+  const patterns = blockedUrlPatterns(ctx.params.block_requests);
+  const onRoute = async (route: Route): Promise<void> => {
+    const request = route.request();
+    try {
+      const url = request.url();
+      const refused = !isPageDocument(route) && (types.has(request.resourceType()) || patterns.some((pattern) => pattern.test(url)));
+      // Others' handlers (headers, ad blocking) see what is not refused.
+      await (refused ? route.abort('blockedbyclient') : route.fallback());
+    } catch {
+      // The page or its context closed while the request waited.
+    }
+  };
+  await ctx.page.route('**/*', onRoute);
+  ctx.defer(() => ctx.page.unroute('**/*', onRoute).catch(() => undefined));
+}
+
+/** The top frame's own document: refusing it would leave nothing to capture. */
+function isPageDocument(route: Route): boolean {
+  const request = route.request();
+  if (!request.isNavigationRequest()) return false;
+  try {
+    return request.frame().parentFrame() === null;
+  } catch {
+    // A service worker's request has no frame.
+    return false;
+  }
+}
