@@ -51,19 +51,36 @@ export async function viewport(ctx: CaptureContext): Promise<ImageArtifact> {
   return { kind: 'image', data, encoding: encoding.format, width: Math.round(ctx.params.viewport_width * scale), height: Math.round(ctx.params.viewport_height * scale) };
 }
 
-/** `selector` (the element's box, scrolled into view) or `clip_*` (a rectangle of the page). */
+/** `rect` grown by `padding` on every side, but not past the page's top and left edges. */
+function withPadding(rect: Rect, padding: number): Rect {
+  const x = Math.max(0, rect.x - padding);
+  const y = Math.max(0, rect.y - padding);
+  return { x, y, width: rect.x + rect.width + padding - x, height: rect.y + rect.height + padding - y };
+}
+
+/**
+ * `selector` (the element's box, scrolled into view; with `selector_all`, the box around every
+ * match; with `padding`, some page around it) or `clip_*` (a rectangle of the page).
+ */
 export async function region(ctx: CaptureContext): Promise<ImageArtifact> {
   const { params } = ctx;
   let rect: Rect;
   if (params.selector !== undefined) {
     const element = await visible(ctx, 'selector', params.selector, elementGraceMs(params));
     await element.scrollIntoViewIfNeeded({ timeout: Math.max(1, ctx.remaining()) });
-    rect = await element.evaluate((node) => {
-      const box = node.getBoundingClientRect();
-      const left = Math.floor(box.left + window.scrollX);
-      const top = Math.floor(box.top + window.scrollY);
-      return { x: left, y: top, width: Math.ceil(box.right + window.scrollX) - left, height: Math.ceil(box.bottom + window.scrollY) - top };
-    });
+    const elements = params.selector_all ? ctx.page.locator(params.selector) : element;
+    rect = withPadding(
+      await elements.evaluateAll((nodes) => {
+        // The union of the boxes that take up room, in page coordinates.
+        const boxes = nodes.map((node) => node.getBoundingClientRect()).filter((box) => box.width > 0 && box.height > 0);
+        const left = Math.floor(Math.min(...boxes.map((box) => box.left)) + window.scrollX);
+        const top = Math.floor(Math.min(...boxes.map((box) => box.top)) + window.scrollY);
+        const right = Math.ceil(Math.max(...boxes.map((box) => box.right)) + window.scrollX);
+        const bottom = Math.ceil(Math.max(...boxes.map((box) => box.bottom)) + window.scrollY);
+        return { x: left, y: top, width: right - left, height: bottom - top };
+      }),
+      params.padding,
+    );
   } else {
     rect = { x: params.clip_x as number, y: params.clip_y as number, width: params.clip_width as number, height: params.clip_height as number };
   }

@@ -95,6 +95,21 @@ describe.skipIf(!isBuilt())('capture options over HTTP (npm start)', () => {
     expect(near(image.at(75, 40), '#0000ff')).toBe(true);
   });
 
+  it('padding and selector_all: page kept around the element, the box around every match', async () => {
+    // #box: 150x80 blue at (50, 1200) on white; #dot: 10x10 red at (0, 0).
+    const padded = await decode(await bytes(await get('/box', { selector: '#box', padding: '10' })));
+    expect([padded.width, padded.height]).toEqual([170, 100]);
+    expect(near(padded.at(3, 3), '#ffffff')).toBe(true);
+    expect(near(padded.at(85, 50), '#0000ff')).toBe(true);
+    const all = await decode(await bytes(await get('/box', { selector: 'body > div', selector_all: 'true' })));
+    expect([all.width, all.height]).toEqual([200, 1280]);
+    expect(near(all.at(5, 5), '#ff0000')).toBe(true);
+    expect(near(all.at(120, 1240), '#0000ff')).toBe(true);
+    const alone = await get('/box', { padding: '10' });
+    expect(alone.status).toBe(400);
+    expect(await alone.json()).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', params: ['padding', 'selector'] });
+  });
+
   it('clip_x, clip_y, clip_width, clip_height: a rectangle of the page', async () => {
     const image = await decode(await bytes(await get('/box', { clip_x: '40', clip_y: '1190', clip_width: '100', clip_height: '50' })));
     expect([image.width, image.height]).toEqual([100, 50]);

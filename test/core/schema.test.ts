@@ -45,6 +45,8 @@ describe('request schema', () => {
       dark_mode: false,
       reduced_motion: false,
       omit_background: false,
+      selector_all: false,
+      padding: 0,
       fail_on_http_error: false,
       metadata: false,
       pdf_paper: 'A4',

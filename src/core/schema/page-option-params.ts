@@ -19,6 +19,8 @@ export const PAGE_OPTION_PROPERTIES = {
   wait_for_selector: Type.Optional(Type.String({ ...SELECTOR, minLength: 1, description: 'Wait until an element matching this CSS selector is attached and visible (else 422 ELEMENT_NOT_FOUND).' })),
   click: Type.Optional(Type.String({ ...SELECTOR, minLength: 1, description: 'Click the element matching this CSS selector once the page is ready, before hiding and delay (else 422).' })),
   selector: Type.Optional(Type.String({ ...SELECTOR, minLength: 1, description: 'Capture only the box of the element matching this CSS selector. It must be visible within a second of the page being ready, else 422 ELEMENT_NOT_FOUND at once (wait_for_selector waits longer).' })),
+  selector_all: Type.Boolean({ default: false, description: 'With selector: capture the box around every element that matches it, not only the first.' }),
+  padding: Type.Integer({ minimum: 0, maximum: 1000, default: 0, description: 'With selector: CSS px of the page kept around the element on each side (less at the page\'s top and left edges).' }),
   styles: Type.Optional(Type.String({ maxLength: 32 * 1024, description: 'CSS injected into the page before the capture.' })),
   scripts: Type.Optional(Type.String({ maxLength: 32 * 1024, description: 'JavaScript run in the page once it is ready (its requests still pass the egress guard).' })),
   omit_background: Type.Boolean({ default: false, description: 'Transparent background where the page sets none (png and webp).' }),

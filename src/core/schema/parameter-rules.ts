@@ -80,6 +80,8 @@ export function checkCombinations(given: Given, missing: (name: keyof CapturePar
   if (given.get('omit_background') === true && format !== 'png' && format !== 'webp' && format !== 'avif') {
     throw incompatible(`omit_background needs a transparent image: png, webp or avif, not '${format}'`, ['omit_background', 'format']);
   }
+  const aroundSelector = (['selector_all', 'padding'] as const).find((name) => chosen(given, name));
+  if (aroundSelector !== undefined && !given.has('selector')) throw incompatible(`${aroundSelector} applies to a selector shot: it needs selector`, [aroundSelector, 'selector']);
   const sized = IMAGE_SIZE.find((name) => given.has(name));
   if (sized !== undefined && !isImageFormat(format)) throw incompatible(`${sized} applies to ${quoted(IMAGE_FORMATS)} only, not to format '${format}'`, [sized, 'format']);
   if (sized === undefined && chosen(given, 'image_fit')) throw incompatible('image_fit applies to a resized image: it needs image_width or image_height', ['image_fit', 'image_width']);
