@@ -2,7 +2,7 @@ import type { CaptureContext, CapturePlugin } from '../../src/core/plugin-api.js
 
 /**
  * How the page is emulated, set on the capture's own page before it navigates: device scale
- * factor, dark mode, reduced motion, CSS media type, user agent, locale and time zone. Each context is fresh, so
+ * factor, mobile and touch, dark mode, reduced motion, CSS media type, user agent, locale and time zone. Each context is fresh, so
  * nothing leaks into the next capture.
  */
 export function pageOptions(): CapturePlugin {
@@ -15,6 +15,8 @@ export function pageOptions(): CapturePlugin {
         leavesContextState: true,
         when: (params) =>
           params.device_scale_factor !== undefined ||
+          params.is_mobile ||
+          params.has_touch ||
           params.dark_mode ||
           params.reduced_motion ||
           params.media_type !== undefined ||
@@ -53,9 +55,15 @@ export function pageOptions(): CapturePlugin {
 
 async function emulate(ctx: CaptureContext): Promise<void> {
   const { cdp, page, params } = ctx;
-  if (params.device_scale_factor !== undefined) {
-    await cdp.send('Emulation.setDeviceMetricsOverride', { width: params.viewport_width, height: params.viewport_height, deviceScaleFactor: params.device_scale_factor, mobile: false });
+  if (params.device_scale_factor !== undefined || params.is_mobile) {
+    await cdp.send('Emulation.setDeviceMetricsOverride', {
+      width: params.viewport_width,
+      height: params.viewport_height,
+      deviceScaleFactor: params.device_scale_factor ?? 1,
+      mobile: params.is_mobile,
+    });
   }
+  if (params.has_touch) await cdp.send('Emulation.setTouchEmulationEnabled', { enabled: true, maxTouchPoints: 5 });
   if (params.dark_mode || params.reduced_motion || params.media_type !== undefined) {
     await page.emulateMedia({
       ...(params.dark_mode ? { colorScheme: 'dark' as const } : {}),

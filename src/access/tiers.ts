@@ -18,7 +18,7 @@ export interface TierLimits {
   maxFullPageHeight: number;
   /** Whether `scripts` and `wait_for_function` (the caller's JavaScript in the page) may be set. */
   scripts: boolean;
-  /** Largest `device_scale_factor` (1..3); each step up multiplies the pixels rendered and encoded. */
+  /** Largest `device_scale_factor` (1..4); each step up multiplies the pixels rendered and encoded. */
   maxDeviceScaleFactor: number;
   /** Output formats allowed (pdf and gif cost the most CPU). */
   formats: readonly CaptureFormat[];
@@ -26,7 +26,7 @@ export interface TierLimits {
 
 const ALL_FORMATS = Object.freeze(Object.keys(FORMATS) as CaptureFormat[]);
 /** The expensive options, open to every tier unless the `tiers` option closes them. */
-const EXPENSIVE_ALLOWED = { scripts: true, maxDeviceScaleFactor: 3, formats: ALL_FORMATS } as const;
+const EXPENSIVE_ALLOWED = { scripts: true, maxDeviceScaleFactor: 4, formats: ALL_FORMATS } as const;
 
 /** The README's tier table; every number can be overridden with the `tiers` option. */
 export const DEFAULT_TIERS: Readonly<Record<TierName, TierLimits>> = Object.freeze({

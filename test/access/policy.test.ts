@@ -14,7 +14,7 @@ describe('tiers', () => {
       geolocation: false,
       maxFullPageHeight: 32_000,
       scripts: true,
-      maxDeviceScaleFactor: 3,
+      maxDeviceScaleFactor: 4,
       formats: ['png', 'jpg', 'webp', 'avif', 'pdf', 'mp4', 'webm', 'gif'],
     });
     expect(DEFAULT_TIERS.ENTERPRISE.requestsPerMinute).toBe(150);

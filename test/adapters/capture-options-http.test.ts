@@ -37,6 +37,11 @@ beforeAll(async () => {
       res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<head><link rel="stylesheet" href="/kinds/style.css"></head>
         <body style="margin:0;height:100vh;background:#ff0000"><img src="/kinds/pic.svg" width="10" height="10">
         <script src="/kinds/app.js"></script><script>fetch('/kinds/data').catch(() => undefined)</script></body>`),
+    // Green on a touch screen that reports a mobile user agent, red elsewhere.
+    '/touch': (req, res) =>
+      res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<meta name="viewport" content="width=device-width"><body style="margin:0;height:100vh;background:#ff0000"><script>
+        if (navigator.maxTouchPoints > 0 && matchMedia('(pointer: coarse)').matches && ${/iPhone/.test(String(req.headers['user-agent']))}) document.body.style.background = '#00ff00';
+      </script></body>`),
     '/kinds/style.css': (_req, res) => res.writeHead(200, { 'Content-Type': 'text/css' }).end('body{background:#00ff00 !important}'),
     '/kinds/app.js': (_req, res) =>
       res.writeHead(200, { 'Content-Type': 'text/javascript' }).end("const box = document.createElement('div'); box.style.cssText = 'position:fixed;left:0;top:100px;width:300px;height:100px;background:#0000ff'; document.body.append(box);"),
@@ -87,6 +92,22 @@ describe.skipIf(!isBuilt())('capture options over HTTP (npm start)', () => {
     const image = await decode(await bytes(await get('/solid?color=%2300ff00', { device_scale_factor: '2' })));
     expect([image.width, image.height]).toEqual([600, 400]);
     expect(near(image.at(599, 399), '#00ff00')).toBe(true);
+    const fourfold = await decode(await bytes(await get('/solid?color=%2300ff00', { device_scale_factor: '4' })));
+    expect([fourfold.width, fourfold.height]).toEqual([1200, 800]);
+  });
+
+  it('device: the descriptor\'s viewport, scale, user agent and touch screen, each overridden by its own parameter', async () => {
+    const query = new URLSearchParams({ url: fixtures.url('/touch'), device: 'iphone 15' });
+    const phone = await decode(await bytes(await fetch(`${service.origin}/api/v1/capture?${query}`, { headers: { 'X-API-Key': KEY } })));
+    // iPhone 15: 393x659 CSS px at 3x.
+    expect([phone.width, phone.height]).toEqual([1179, 1977]);
+    expect(near(phone.at(600, 1000), '#00ff00')).toBe(true);
+    const overridden = await decode(await bytes(await get('/touch', { device: 'iPhone 15', viewport_width: '500', device_scale_factor: '1', has_touch: 'false' })));
+    expect([overridden.width, overridden.height]).toEqual([500, 200]);
+    expect(near(overridden.at(250, 100), '#ff0000')).toBe(true);
+    const unknown = await get('/touch', { device: 'Nokia 3310' });
+    expect(unknown.status).toBe(400);
+    expect(await unknown.json()).toMatchObject({ code: 'INVALID_PARAMETER', param: 'device' });
   });
 
   it('selector: the element\'s box only', async () => {

@@ -42,6 +42,8 @@ describe('request schema', () => {
       fail_on_resource_failed: false,
       diagnostics: false,
       har: false,
+      is_mobile: false,
+      has_touch: false,
       dark_mode: false,
       reduced_motion: false,
       omit_background: false,
@@ -89,7 +91,7 @@ describe('request schema', () => {
     expect(parseCaptureParams({ url, timezone: 'Europe/Paris', locale: 'fr-FR' })).toMatchObject({ timezone: 'Europe/Paris', locale: 'fr-FR' });
     expect(errorOf({ url, timezone: 'Mars/Olympus' })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'timezone' } });
     expect(errorOf({ url, locale: 'not a tag' })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'locale' } });
-    expect(errorOf({ url, device_scale_factor: '4' })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'device_scale_factor' } });
+    expect(errorOf({ url, device_scale_factor: '5' })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'device_scale_factor' } });
     expect(errorOf({ url, clip_x: 0, clip_y: 0, clip_width: 10 })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'clip_height' } });
     expect(errorOf({ url, selector: '#a', full_page: true })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['selector', 'full_page'] } });
     expect(errorOf({ url, selector: '#a', format: 'mp4' })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['selector', 'format'] } });

@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { DEVICE_LIST_URL, deviceNamed } from './devices.js';
 
 const SELECTOR = { maxLength: 1024 };
 /** A cookie's `sameSite`, as Chromium spells it; a caller may write it in any case. */
@@ -9,7 +10,16 @@ const SAME_SITE = ['Strict', 'Lax', 'None'] as const;
  * done to it before the shot, and which part of it is taken. Part of the one request schema.
  */
 export const PAGE_OPTION_PROPERTIES = {
-  device_scale_factor: Type.Optional(Type.Number({ minimum: 1, maximum: 3, description: 'Output pixels per CSS pixel (retina: 2); the viewport and full page keep their CSS size. Default 1.' })),
+  device: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: `A device from Playwright's descriptors (any case), e.g. \`iPhone 15\`, \`Pixel 7\`, \`iPad Pro 11 landscape\` (list: ${DEVICE_LIST_URL}): its viewport, scale, user agent, is_mobile and has_touch, each overridden by the parameter itself.`,
+    }),
+  ),
+  is_mobile: Type.Boolean({ default: false, description: 'Emulate a mobile device: the page\'s `<meta name="viewport">` is honoured and overlay scrollbars are used.' }),
+  has_touch: Type.Boolean({ default: false, description: 'Emulate a touch screen: touch events, `pointer: coarse`, `navigator.maxTouchPoints` 5.' }),
+  device_scale_factor: Type.Optional(Type.Number({ minimum: 1, maximum: 4, description: 'Output pixels per CSS pixel (retina: 2); the viewport and full page keep their CSS size. Default 1.' })),
   dark_mode: Type.Boolean({ default: false, description: 'Emulate `prefers-color-scheme: dark`.' }),
   media_type: Type.Optional(Type.Enum(['screen', 'print'], { description: 'CSS media the page is rendered in: a screenshot in print media, a pdf in screen media. Default: print for pdf, screen otherwise.' })),
   reduced_motion: Type.Boolean({ default: false, description: 'Emulate `prefers-reduced-motion: reduce` and finish running CSS animations and transitions.' }),
@@ -53,6 +63,7 @@ export const PAGE_OPTION_PROPERTIES = {
 
 /** What a parameter whose type is no plain scalar accepts, in words. */
 export const ALLOWED_TEXT: Partial<Record<keyof typeof PAGE_OPTION_PROPERTIES, string>> = {
+  device: `a device name from ${DEVICE_LIST_URL}`,
   headers: 'an object (or JSON string) of at most 20 header names to string values, without Host, Cookie or hop-by-hop headers',
   cookies: 'an array of {name, value, path?, secure?, httpOnly?, sameSite?} or a Cookie header string',
 };
@@ -95,6 +106,7 @@ const FORBIDDEN_HEADERS = new Set(['host', 'cookie', 'connection', 'keep-alive',
 
 /** Checks a type cannot express: the value must mean something to Chromium. */
 export const PAGE_OPTION_CHECKS: Partial<Record<keyof typeof PAGE_OPTION_PROPERTIES, (value: never) => string | undefined>> = {
+  device: (name: string) => (deviceNamed(name) === undefined ? `'${name}' is not one of Playwright's devices` : undefined),
   headers: (headers: Record<string, string>) => {
     const refused = Object.keys(headers).find((name) => FORBIDDEN_HEADERS.has(name.toLowerCase()));
     return refused === undefined ? undefined : `header '${refused}' may not be set`;

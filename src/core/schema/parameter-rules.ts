@@ -3,11 +3,25 @@ import { IMAGE_FORMATS, VIDEO_FORMATS, isImageFormat, isVideoFormat, type Captur
 import { CaptureParamsSchema, type CaptureParams } from './capture-schema.js';
 import { inches, LARGEST_PAPER_INCHES } from './pdf-params.js';
 import { documentPath, type DocumentFileParam } from './document-params.js';
+import { deviceNamed } from './devices.js';
 
 type Given = Map<keyof CaptureParams, unknown>;
 
 /** As the README says: a video format alone implies `scroll`; a video scenario alone implies `mp4`. */
 export function applyImpliedDefaults(given: Given): void {
+  const device = typeof given.get('device') === 'string' ? deviceNamed(given.get('device') as string) : undefined;
+  if (device) {
+    const implied: [keyof CaptureParams, unknown][] = [
+      ['viewport_width', device.viewport.width],
+      ['viewport_height', device.viewport.height],
+      ['device_scale_factor', device.deviceScaleFactor],
+      ['user_agent', device.userAgent],
+      ['is_mobile', device.isMobile],
+      ['has_touch', device.hasTouch],
+    ];
+    // What the caller gave wins over the device's.
+    for (const [name, value] of implied) if (!given.has(name)) given.set(name, value);
+  }
   const format = given.get('format') as CaptureFormat | undefined;
   const scenario = given.get('scenario') as CaptureParams['scenario'] | undefined;
   if (format && isVideoFormat(format) && scenario === undefined) given.set('scenario', 'scroll');

@@ -1,0 +1,12 @@
+import { devices } from 'playwright-core';
+
+/** Where Playwright lists its device descriptors, the names `device` takes. */
+export const DEVICE_LIST_URL = 'https://github.com/microsoft/playwright/blob/main/packages/playwright-core/src/server/deviceDescriptorsSource.json';
+
+const BY_LOWER_CASE = new Map(Object.keys(devices).map((name) => [name.toLowerCase(), name]));
+
+/** Playwright's descriptor of the device `name` (any case), or undefined. */
+export function deviceNamed(name: string): (typeof devices)[string] | undefined {
+  const known = BY_LOWER_CASE.get(name.trim().toLowerCase());
+  return known === undefined ? undefined : devices[known];
+}
