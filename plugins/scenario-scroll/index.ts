@@ -41,8 +41,8 @@ export function scrollScenario(options: ScrollScenarioOptions = {}): CapturePlug
         when: (params) => params.scenario === 'scroll',
         run: async (ctx) => {
           const rate = frameRateFor(ctx.params, fps);
-          const { scroll_by: scrollBy, scroll_delay: delayMs } = ctx.params;
-          const timeline = new ScrollTimeline({ fps: rate, scrollBy, delayMs, animationMs });
+          const { scroll_by: scrollBy, scroll_delay: delayMs, scroll_easing: easing, scroll_start_delay: startDelayMs, scroll_back: back, duration } = ctx.params;
+          const timeline = new ScrollTimeline({ fps: rate, scrollBy, delayMs, animationMs, easing, startDelayMs, backWithinMs: back ? duration * 1000 : undefined });
           ctx.captured = await screencastVideo(ctx, { fps: rate, quality, latencyMs, drive: (video) => driveScroll(timeline, rate, video) });
         },
       },

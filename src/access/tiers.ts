@@ -20,6 +20,8 @@ export interface TierLimits {
   scripts: boolean;
   /** Largest `device_scale_factor` (1..4); each step up multiplies the pixels rendered and encoded. */
   maxDeviceScaleFactor: number;
+  /** Highest `fps` of a video (10..60): each frame is rendered and encoded. */
+  maxFps: number;
   /** Output formats allowed (pdf and gif cost the most CPU). */
   formats: readonly CaptureFormat[];
 }
@@ -30,10 +32,10 @@ const EXPENSIVE_ALLOWED = { scripts: true, maxDeviceScaleFactor: 4, formats: ALL
 
 /** The README's tier table; every number can be overridden with the `tiers` option. */
 export const DEFAULT_TIERS: Readonly<Record<TierName, TierLimits>> = Object.freeze({
-  FREE: { requestsPerMinute: 20, monthlyQuota: 100, maxDuration: 10, geolocation: false, maxFullPageHeight: 32_000, ...EXPENSIVE_ALLOWED },
-  BASIC: { requestsPerMinute: 40, monthlyQuota: 2_000, maxDuration: 30, geolocation: false, maxFullPageHeight: 64_000, ...EXPENSIVE_ALLOWED },
-  PRO: { requestsPerMinute: 80, monthlyQuota: 10_000, maxDuration: 300, geolocation: true, maxFullPageHeight: 150_000, ...EXPENSIVE_ALLOWED },
-  ENTERPRISE: { requestsPerMinute: 150, monthlyQuota: 100_000, maxDuration: 1800, geolocation: true, maxFullPageHeight: 300_000, ...EXPENSIVE_ALLOWED },
+  FREE: { requestsPerMinute: 20, monthlyQuota: 100, maxDuration: 10, geolocation: false, maxFullPageHeight: 32_000, maxFps: 30, ...EXPENSIVE_ALLOWED },
+  BASIC: { requestsPerMinute: 40, monthlyQuota: 2_000, maxDuration: 30, geolocation: false, maxFullPageHeight: 64_000, maxFps: 30, ...EXPENSIVE_ALLOWED },
+  PRO: { requestsPerMinute: 80, monthlyQuota: 10_000, maxDuration: 300, geolocation: true, maxFullPageHeight: 150_000, maxFps: 60, ...EXPENSIVE_ALLOWED },
+  ENTERPRISE: { requestsPerMinute: 150, monthlyQuota: 100_000, maxDuration: 1800, geolocation: true, maxFullPageHeight: 300_000, maxFps: 60, ...EXPENSIVE_ALLOWED },
 });
 
 export type Tiers = Readonly<Record<TierName, TierLimits>>;
@@ -99,6 +101,11 @@ export function checkTierGates(params: CaptureParams, tier: TierName, tiers: Tie
   if (scale > limits.maxDeviceScaleFactor) {
     throw new CaptureError('TIER_RESTRICTED', `device_scale_factor ${scale} exceeds the ${tier} tier maximum of ${limits.maxDeviceScaleFactor}`, {
       details: { param: 'device_scale_factor', tier, required: cheapestTier(tiers, (t) => t.maxDeviceScaleFactor >= scale) ?? 'ENTERPRISE', max: limits.maxDeviceScaleFactor },
+    });
+  }
+  if (params.fps !== undefined && params.fps > limits.maxFps) {
+    throw new CaptureError('TIER_RESTRICTED', `fps ${params.fps} exceeds the ${tier} tier maximum of ${limits.maxFps}`, {
+      details: { param: 'fps', tier, required: cheapestTier(tiers, (t) => t.maxFps >= (params.fps as number)) ?? 'ENTERPRISE', max: limits.maxFps },
     });
   }
   const height = params.full_page_max_height;

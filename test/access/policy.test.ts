@@ -15,6 +15,7 @@ describe('tiers', () => {
       maxFullPageHeight: 32_000,
       scripts: true,
       maxDeviceScaleFactor: 4,
+      maxFps: 30,
       formats: ['png', 'jpg', 'webp', 'avif', 'pdf', 'mp4', 'webm', 'gif'],
     });
     expect(DEFAULT_TIERS.ENTERPRISE.requestsPerMinute).toBe(150);
@@ -29,6 +30,13 @@ describe('tiers', () => {
     const tall = parseCaptureParams({ url: 'https://a.example', full_page: true, full_page_max_height: 100_000 });
     expect(applyTier(tall, 'PRO', tiers).full_page_max_height).toBe(100_000);
     expect(() => applyTier(tall, 'BASIC', tiers)).toThrow(expect.objectContaining({ code: 'TIER_RESTRICTED', details: expect.objectContaining({ param: 'full_page_max_height', required: 'PRO' }) }));
+  });
+
+  it('cap fps at the tier\'s highest', () => {
+    const tiers = resolveTiers();
+    const smooth = parseCaptureParams({ url: 'https://a.example', format: 'mp4', fps: 60 });
+    expect(() => checkTierGates(smooth, 'PRO', tiers)).not.toThrow();
+    expect(() => checkTierGates(smooth, 'BASIC', tiers)).toThrow(expect.objectContaining({ code: 'TIER_RESTRICTED', details: expect.objectContaining({ param: 'fps', required: 'PRO', max: 30 }) }));
   });
 
   it('gate geolocation below PRO and durations above the tier maximum', () => {

@@ -315,6 +315,23 @@ describe.skipIf(!isBuilt())('capture options over HTTP (npm start)', () => {
     expect(await scroll.json()).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', params: ['format', 'scenario'] });
   });
 
+  it('fps, scroll_start_delay, scroll_back, scroll_easing: the video\'s rate, a held start and a return to the top', async () => {
+    const response = await get('/bands', { format: 'mp4', duration: '2', scroll_delay: '200', fps: '15', scroll_start_delay: '300', scroll_back: 'true', scroll_easing: 'linear' });
+    const file = path.join(dir, 'controls.mp4');
+    await writeFile(file, await bytes(response, 'video/mp4'));
+    expect(await probe(file)).toMatchObject({ frames: 30, frameRate: '15/1' });
+    // Held on the first band at the start, then down, then back up to it by the last frame.
+    expect(near((await frameAt(file, 0.1)).at(150, 100), '#ff0000', 30)).toBe(true);
+    expect(near((await frameAt(file, 1.2)).at(150, 100), '#00ff00', 30)).toBe(true);
+    expect(near((await frameAt(file, 1.95)).at(150, 100), '#ff0000', 30)).toBe(true);
+    const gif = await get('/bands', { format: 'gif', fps: '20' });
+    expect(gif.status).toBe(400);
+    expect(await gif.json()).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', params: ['fps', 'format'] });
+    const still = await get('/bands', { scroll_back: 'true' });
+    expect(still.status).toBe(400);
+    expect(await still.json()).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', params: ['scroll_back', 'scenario'] });
+  });
+
   it('format=gif with gif_fps: an animated gif of the scroll, duration × gif_fps frames', async () => {
     const gif = await bytes(await get('/bands', { format: 'gif', duration: '2', gif_fps: '5', viewport_width: '320', viewport_height: '240' }), 'image/gif');
     expect(gif.subarray(0, 6).toString('latin1')).toBe('GIF89a');

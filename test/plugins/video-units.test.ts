@@ -57,6 +57,32 @@ describe('scroll timeline', () => {
     expect(positions[19]).toBe(1800);
   });
 
+  it('follows the easing asked for, after holding the first position for the start delay', () => {
+    const linear = new ScrollTimeline({ fps: 10, scrollBy: 1000, delayMs: 500, animationMs: 500, easing: 'linear' });
+    expect(play(linear, 6, () => 10_000)).toEqual([0, 200, 400, 600, 800, 1000]);
+    const late = new ScrollTimeline({ fps: 10, scrollBy: 1000, delayMs: 500, animationMs: 500, startDelayMs: 300 });
+    expect([0, 2, 3].map((index) => late.stepOf(index))).toEqual([-1, -1, 0]);
+    expect(play(late, 6, () => 10_000)).toEqual([0, 0, 0, 0, 32, 256]);
+    const easeOut = play(new ScrollTimeline({ fps: 10, scrollBy: 1000, delayMs: 500, animationMs: 500, easing: 'ease_out' }), 2, () => 10_000);
+    const easeIn = play(new ScrollTimeline({ fps: 10, scrollBy: 1000, delayMs: 500, animationMs: 500, easing: 'ease_in' }), 2, () => 10_000);
+    expect(easeOut[1]).toBeGreaterThan(200);
+    expect(easeIn[1]).toBeLessThan(200);
+  });
+
+  it('scrolls back to the top in the time left, from half the video or from the bottom', () => {
+    // 4 s at 10 fps: steps start at 0, 1 and 2 s; the one at 2 s (half the video) returns.
+    const long = play(new ScrollTimeline({ fps: 10, scrollBy: 1000, delayMs: 500, animationMs: 500, backWithinMs: 4000 }), 40, () => 10_000);
+    expect(long[19]).toBe(2000);
+    expect(long[39]).toBe(0);
+    expect(long.slice(20).every((y, i, after) => i === 0 || y <= (after[i - 1] as number))).toBe(true);
+    // A page 800 px tall is at its bottom after one step: the return starts at the next, at 1 s.
+    const short = play(new ScrollTimeline({ fps: 10, scrollBy: 1000, delayMs: 500, animationMs: 500, backWithinMs: 4000 }), 40, () => 800);
+    expect(short[9]).toBe(800);
+    expect(short[10]).toBe(800);
+    expect(short[15]).toBeLessThan(800);
+    expect(short[39]).toBe(0);
+  });
+
   it('never skips a step when the animation is shorter than a frame', () => {
     const line = new ScrollTimeline({ fps: 10, scrollBy: 100, delayMs: 0, animationMs: 1 });
     expect(play(line, 3, () => 10_000)).toEqual([0, 100, 200]);

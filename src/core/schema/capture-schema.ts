@@ -3,6 +3,7 @@ import { FORMATS, type CaptureFormat } from './formats.js';
 import { PAGE_OPTION_PROPERTIES } from './page-option-params.js';
 import { IMAGE_SIZE_PROPERTIES } from './image-size-params.js';
 import { BLOCKING_PROPERTIES } from './blocking-params.js';
+import { VIDEO_CONTROL_PROPERTIES } from './video-params.js';
 import { PDF_OPTION_PROPERTIES } from './pdf-params.js';
 import { DOCUMENT_PROPERTIES } from './document-params.js';
 import { READINESS_PROPERTIES } from './readiness-params.js';
@@ -69,6 +70,7 @@ export const CaptureParamsSchema = Type.Object(
     pdf_landscape: Type.Boolean({ default: false, description: 'Print a pdf in landscape orientation.' }),
     pdf_print_background: Type.Boolean({ default: true, description: 'Print backgrounds (colours and images) into a pdf.' }),
     ...PDF_OPTION_PROPERTIES,
+    ...VIDEO_CONTROL_PROPERTIES,
     gif_fps: Type.Integer({ minimum: 1, maximum: 30, default: 10, description: 'Frames per second of a gif (at most 30 s long).' }),
     cache: Type.Boolean({
       default: false,

@@ -94,6 +94,9 @@ export function checkCombinations(given: Given, missing: (name: keyof CapturePar
   if (given.get('omit_background') === true && format !== 'png' && format !== 'webp' && format !== 'avif') {
     throw incompatible(`omit_background needs a transparent image: png, webp or avif, not '${format}'`, ['omit_background', 'format']);
   }
+  const scrollControl = (['scroll_easing', 'scroll_start_delay', 'scroll_back'] as const).find((name) => chosen(given, name));
+  if (scrollControl !== undefined && given.get('scenario') !== 'scroll') throw incompatible(`${scrollControl} applies to scenario 'scroll'`, [scrollControl, 'scenario']);
+  if (given.has('fps') && format !== 'mp4' && format !== 'webm') throw incompatible(`fps applies to mp4 and webm${format === 'gif' ? '; a gif has gif_fps' : `, not to format '${format}'`}`, ['fps', 'format']);
   const aroundSelector = (['selector_all', 'padding'] as const).find((name) => chosen(given, name));
   if (aroundSelector !== undefined && !given.has('selector')) throw incompatible(`${aroundSelector} applies to a selector shot: it needs selector`, [aroundSelector, 'selector']);
   const sized = IMAGE_SIZE.find((name) => given.has(name));
