@@ -59,6 +59,8 @@ export function pageActions(): CapturePlugin {
         },
       },
       {
+        // Playwright's `animations: "disabled"`: a finite animation jumps to its end, an infinite
+        // one goes back to where it started (the page as it is without it).
         name: 'finish-animations',
         phase: 'settle',
         leavesContextState: false,
@@ -68,6 +70,7 @@ export function pageActions(): CapturePlugin {
             for (const animation of document.getAnimations()) {
               const end = animation.effect?.getComputedTiming().endTime;
               if (typeof end === 'number' && Number.isFinite(end)) animation.finish();
+              else animation.cancel();
             }
           }),
       },

@@ -120,6 +120,9 @@ const routes: Record<string, Handler> = {
     // A 20 s fade from red to blue; with reduced motion the page asks for green instead.
     html(res, `<style>@keyframes fade { from { background: #ff0000 } to { background: #0000ff } }
       body { height: 100vh; animation: fade 20s linear forwards } @media (prefers-reduced-motion: reduce) { body { background: #00ff00; animation: none } }</style><body></body>`),
+  // Green, animated for ever from red to blue starting 1 s in, wherever the animation is now.
+  '/spinning': (_req, res) =>
+    html(res, '<style>@keyframes spin { from { background: #ff0000 } to { background: #0000ff } } body { height: 100vh; background: #00ff00; animation: spin 2s linear -1s infinite }</style><body></body>'),
   '/slow-fade': (_req, res) =>
     html(res, '<style>@keyframes fade { from { background: #ff0000 } to { background: #0000ff } } body { height: 100vh; animation: fade 20s linear forwards }</style><body></body>'),
   '/env': (req, res, q) => {

@@ -49,8 +49,10 @@ describe('capture options: emulation', () => {
     expect(near(await colourAt({ path: '/media', dark_mode: true }), '#00ff00')).toBe(true);
   });
 
-  it('reduced_motion asks for reduced motion and finishes finite animations', async () => {
+  it('reduced_motion asks for reduced motion, finishes finite animations and returns infinite ones to their start', async () => {
     expect(near(await colourAt({ path: '/motion', reduced_motion: true }), '#00ff00')).toBe(true);
+    expect(near(await colourAt({ path: '/spinning', reduced_motion: true }), '#00ff00')).toBe(true);
+    expect(near(await colourAt({ path: '/spinning' }), '#00ff00')).toBe(false);
     expect(near(await colourAt({ path: '/slow-fade', reduced_motion: true }), '#0000ff')).toBe(true);
     expect(near(await colourAt({ path: '/slow-fade' }), '#0000ff')).toBe(false);
   });
