@@ -15,9 +15,9 @@ const USAGE = `capture-engine: screenshots and videos of web pages
                        | rotate-signing PREFIX
   capture-engine link <url> --key PREFIX --signing-secret SECRET [--expires-in SECONDS] [--base-url URL]
                        [--format webp --viewport-width 1200 ...]   (or --api-key KEY for a CAPTURE_API_KEYS key)
-  capture-engine shot <url> -o <file> [--format png] [--width 1920] [--height 1080] [--full-page]
-                       [--quality 90] [--wait-until domcontentloaded] [--delay 0] [--hide-selectors CSS]
-                       [--block-ads] [--block-cookies] [--scenario static|scroll|record] [--duration 5]
+  capture-engine shot <url> -o <file> [--<parameter> <value> ...]   (every /v1/capture parameter: shot --help)
+                       [--format pdf] [--width 1920] [--height 1080] [--full-page] [--device 'iPhone 15'] ...
+  capture-engine shot --multi <shots.json>   (a JSON array of {"output": file, ...parameters}, one engine)
 
 Environment: PORT, CAPTURE_API_KEYS="<key>:<TIER>,...", CAPTURE_ALLOW_PRIVATE_NETWORKS=true,
 CAPTURE_CHROMIUM_PATH, CAPTURE_FFMPEG_PATH, CAPTURE_STORAGE_DIR, CAPTURE_REDIS_URL, CAPTURE_KEYS_FILE,

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -162,5 +162,44 @@ describe.skipIf(!isBuilt())('capture-engine shot', () => {
     expect([image.width, image.height]).toEqual([300, 200]);
     expect(near(image.at(150, 100), '#00ff00')).toBe(true);
     rmSync(outputDir, { recursive: true, force: true });
+  });
+
+  it('takes every parameter of the schema as a flag, @file values, and several shots from one file with one engine', async () => {
+    const outputDir = mkdtempSync(path.join(os.tmpdir(), 'capture-engine-shot-'));
+    const run = (args: string[]): Promise<{ code: number | null; out: string }> =>
+      new Promise((resolve) => {
+        const child = spawn(process.execPath, [cli, 'shot', ...args], { env: { ...process.env, CAPTURE_ALLOW_PRIVATE_NETWORKS: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+        child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+        child.once('exit', (code) => resolve({ code, out }));
+      });
+    try {
+      const help = await run(['--help']);
+      expect(help.code).toBe(0);
+      for (const flag of ['--device-scale-factor', '--image-fit', '--block-resources', '--pdf-margin-top']) expect(help.out).toContain(flag);
+      const page = path.join(outputDir, 'page.html');
+      writeFileSync(page, '<body style="margin:0;background:#0000ff"></body>');
+      const shots = path.join(outputDir, 'shots.json');
+      writeFileSync(shots, JSON.stringify([
+        { output: path.join(outputDir, 'a.png'), url: fixtures.url('/solid?color=%2300ff00'), viewport_width: 200, viewport_height: 100, device_scale_factor: 2 },
+        { output: path.join(outputDir, 'b.pdf'), url: fixtures.url('/solid'), format: 'pdf' },
+      ]));
+      const flags = await run(['--html', `@${page}`, '-o', path.join(outputDir, 'flags.png'), '--width', '300', '--height', '200', '--image-width', '150', '--full-page']);
+      expect(flags.code, flags.out).toBe(0);
+      const resized = await decode(readFileSync(path.join(outputDir, 'flags.png')));
+      expect([resized.width, resized.height]).toEqual([150, 100]);
+      expect(near(resized.at(75, 50), '#0000ff')).toBe(true);
+      const multi = await run(['--multi', shots]);
+      expect(multi.code, multi.out).toBe(0);
+      const a = await decode(readFileSync(path.join(outputDir, 'a.png')));
+      expect([a.width, a.height]).toEqual([400, 200]);
+      expect(readFileSync(path.join(outputDir, 'b.pdf')).subarray(0, 5).toString()).toBe('%PDF-');
+      const unknown = await run(['--no-such-thing', 'x']);
+      expect(unknown.code).not.toBe(0);
+      expect(unknown.out).toContain('--no-such-thing');
+    } finally {
+      rmSync(outputDir, { recursive: true, force: true });
+    }
   });
 });
