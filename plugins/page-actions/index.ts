@@ -1,7 +1,7 @@
 import type { CaptureContext, CapturePlugin } from '../../src/core/plugin-api.js';
 import { captureErrors } from '../../src/core/errors/factories.js';
 import { allowedFor } from '../../src/core/schema/capture-params.js';
-import { visible } from '../shared/visible-element.js';
+import { elementGraceMs, visible } from '../shared/visible-element.js';
 import { pageWait } from '../../src/core/page-wait.js';
 
 /**
@@ -28,6 +28,18 @@ export function pageActions(): CapturePlugin {
         run: async (ctx) => {
           const element = await visible(ctx, 'click', ctx.params.click as string);
           await element.click({ timeout: ctx.remaining() });
+        },
+      },
+      {
+        name: 'scroll-into-view',
+        phase: 'settle',
+        leavesContextState: false,
+        when: (params) => params.scroll_into_view !== undefined,
+        run: async (ctx) => {
+          const element = await visible(ctx, 'scroll_into_view', ctx.params.scroll_into_view as string, elementGraceMs(ctx.params));
+          await element.evaluate((node, offset) => {
+            window.scrollTo({ top: node.getBoundingClientRect().top + window.scrollY - offset, left: 0, behavior: 'instant' });
+          }, ctx.params.scroll_into_view_offset);
         },
       },
       {

@@ -17,7 +17,7 @@ export function elementGraceMs(params: CaptureParams): number {
  * The first element matching `selector`, once visible; 422 when it is not within `waitMs` (or
  * the budget; 0 looks once), 400 for a bad selector.
  */
-export async function visible(ctx: CaptureContext, param: 'wait_for_selector' | 'click' | 'selector', selector: string, waitMs = Infinity): Promise<Locator> {
+export async function visible(ctx: CaptureContext, param: 'wait_for_selector' | 'click' | 'selector' | 'scroll_into_view', selector: string, waitMs = Infinity): Promise<Locator> {
   const element = ctx.page.locator(selector).first();
   try {
     if (waitMs > 0) await element.waitFor({ state: 'visible', timeout: Math.max(1, Math.min(waitMs, ctx.remaining() - 250)) });

@@ -116,6 +116,20 @@ describe.skipIf(!isBuilt())('capture options over HTTP (npm start)', () => {
     expect(near(image.at(75, 40), '#0000ff')).toBe(true);
   });
 
+  it('scroll_into_view: the element at the top of the viewport shot, with the offset kept above it', async () => {
+    // #box: 150x80 blue at (50, 1200), on a white page 2000 px tall.
+    const top = await decode(await bytes(await get('/box', { scroll_into_view: '#box' })));
+    expect([top.width, top.height]).toEqual([300, 200]);
+    expect(near(top.at(100, 5), '#0000ff')).toBe(true);
+    expect(near(top.at(100, 90), '#ffffff')).toBe(true);
+    const below = await decode(await bytes(await get('/box', { scroll_into_view: '#box', scroll_into_view_offset: '50' })));
+    expect(near(below.at(100, 40), '#ffffff')).toBe(true);
+    expect(near(below.at(100, 60), '#0000ff')).toBe(true);
+    const withFullPage = await get('/box', { scroll_into_view: '#box', full_page: 'true' });
+    expect(withFullPage.status).toBe(400);
+    expect(await withFullPage.json()).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', params: ['scroll_into_view', 'full_page'] });
+  });
+
   it('padding and selector_all: page kept around the element, the box around every match', async () => {
     // #box: 150x80 blue at (50, 1200) on white; #dot: 10x10 red at (0, 0).
     const padded = await decode(await bytes(await get('/box', { selector: '#box', padding: '10' })));

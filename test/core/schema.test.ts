@@ -47,6 +47,7 @@ describe('request schema', () => {
       dark_mode: false,
       reduced_motion: false,
       omit_background: false,
+      scroll_into_view_offset: 0,
       selector_all: false,
       padding: 0,
       fail_on_http_error: false,

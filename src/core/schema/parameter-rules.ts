@@ -97,6 +97,10 @@ export function checkCombinations(given: Given, missing: (name: keyof CapturePar
   const scrollControl = (['scroll_easing', 'scroll_start_delay', 'scroll_back'] as const).find((name) => chosen(given, name));
   if (scrollControl !== undefined && given.get('scenario') !== 'scroll') throw incompatible(`${scrollControl} applies to scenario 'scroll'`, [scrollControl, 'scenario']);
   if (given.has('fps') && format !== 'mp4' && format !== 'webm') throw incompatible(`fps applies to mp4 and webm${format === 'gif' ? '; a gif has gif_fps' : `, not to format '${format}'`}`, ['fps', 'format']);
+  if (chosen(given, 'scroll_into_view_offset') && !given.has('scroll_into_view')) throw incompatible('scroll_into_view_offset needs scroll_into_view', ['scroll_into_view_offset', 'scroll_into_view']);
+  const scrolledPast = given.has('scroll_into_view') ? region[0] : undefined;
+  if (scrolledPast !== undefined) throw incompatible(`scroll_into_view shows part of the viewport; ${scrolledPast} chooses what to capture: give one`, ['scroll_into_view', scrolledPast]);
+  if (given.has('scroll_into_view') && !isImageFormat(format)) throw incompatible(`scroll_into_view applies to ${quoted(IMAGE_FORMATS)} only, not to format '${format}'`, ['scroll_into_view', 'format']);
   const aroundSelector = (['selector_all', 'padding'] as const).find((name) => chosen(given, name));
   if (aroundSelector !== undefined && !given.has('selector')) throw incompatible(`${aroundSelector} applies to a selector shot: it needs selector`, [aroundSelector, 'selector']);
   const sized = IMAGE_SIZE.find((name) => given.has(name));
