@@ -1,5 +1,6 @@
 import type { Disposable, Page, Request as PlaywrightRequest, Route } from 'playwright-core';
 import { fromPlaywrightDetails, Request, type PlaywrightBlocker } from '@ghostery/adblocker-playwright';
+import { isPageDocument } from '../shared/page-document.js';
 
 /**
  * Ghostery's Playwright layer, trimmed to what a capture needs, as a symmetric enable/disable
@@ -52,8 +53,7 @@ export class PageBlocking {
   private readonly onRoute = async (route: Route): Promise<void> => {
     try {
       const details = route.request();
-      const frame = details.frame();
-      if (details.isNavigationRequest() && frame.parentFrame() === null) {
+      if (isPageDocument(details)) {
         await route.fallback();
         return;
       }

@@ -1,6 +1,7 @@
 import type { Route } from 'playwright-core';
 import type { CaptureContext, CapturePlugin } from '../../src/core/plugin-api.js';
 import { blockedResourceTypes, blockedUrlPatterns } from '../../src/core/schema/blocking-params.js';
+import { isPageDocument } from '../shared/page-document.js';
 
 /**
  * `block_resources`, `block_requests` and `javascript=false`: what the caller wants neither loaded
@@ -39,7 +40,7 @@ async function refuseMatching(ctx: CaptureContext): Promise<void> {
     const request = route.request();
     try {
       const url = request.url();
-      const refused = !isPageDocument(route) && (types.has(request.resourceType()) || patterns.some((pattern) => pattern.test(url)));
+      const refused = !isPageDocument(request) && (types.has(request.resourceType()) || patterns.some((pattern) => pattern.test(url)));
       // Others' handlers (headers, ad blocking) see what is not refused.
       await (refused ? route.abort('blockedbyclient') : route.fallback());
     } catch {
@@ -48,16 +49,4 @@ async function refuseMatching(ctx: CaptureContext): Promise<void> {
   };
   await ctx.page.route('**/*', onRoute);
   ctx.defer(() => ctx.page.unroute('**/*', onRoute).catch(() => undefined));
-}
-
-/** The top frame's own document: refusing it would leave nothing to capture. */
-function isPageDocument(route: Route): boolean {
-  const request = route.request();
-  if (!request.isNavigationRequest()) return false;
-  try {
-    return request.frame().parentFrame() === null;
-  } catch {
-    // A service worker's request has no frame.
-    return false;
-  }
 }

@@ -92,12 +92,17 @@ describe('scroll timeline', () => {
 describe('constant rate from screencast timestamps', () => {
   const frame = (timestamp: number, label: string): ScreencastFrame => ({ base64: Buffer.from(label).toString('base64'), timestamp, receivedAt: timestamp, scrollY: 0 });
   const label = (shown: ScreencastFrame | undefined): string | undefined => shown && Buffer.from(shown.base64, 'base64').toString();
-
-  it('shows at each moment the frame drawn nearest to it, repeating and dropping frames', () => {
-    // Moments every 20 ms from 0.
+  /** A window sampling every 20 ms from its first frame, and the names of the frames it acknowledged. */
+  const windowAt50Fps = () => {
     const window = new FrameWindow(50, { leadInMs: 0 });
     const acks: string[] = [];
     const push = (at: number, name: string): void => window.push(frame(at, name), () => acks.push(name));
+    return { window, acks, push };
+  };
+
+  it('shows at each moment the frame drawn nearest to it, repeating and dropping frames', () => {
+    // Moments every 20 ms from 0.
+    const { window, acks, push } = windowAt50Fps();
     push(0, 'a');
     push(10, 'b');
     push(45, 'c');
@@ -144,9 +149,7 @@ describe('constant rate from screencast timestamps', () => {
 
   it('never steps back in time: frames are kept in the order they were drawn, one older than a frame shown is dropped', () => {
     // Moments every 20 ms from the first frame, at 10.
-    const window = new FrameWindow(50, { leadInMs: 0 });
-    const acks: string[] = [];
-    const push = (at: number, name: string): void => window.push(frame(at, name), () => acks.push(name));
+    const { window, acks, push } = windowAt50Fps();
     push(10, 'a');
     push(50, 'c');
     push(30, 'b');
