@@ -3,10 +3,11 @@ import { captureErrors } from '../../src/core/errors/factories.js';
 import { allowedFor } from '../../src/core/schema/capture-params.js';
 import { elementGraceMs, visible } from '../shared/visible-element.js';
 import { pageWait } from '../../src/core/page-wait.js';
+import { reasonOf, runActions, runCallerScript } from '../shared/run-actions.js';
 
 /**
  * What the caller asks done to the page once it is ready, before blocking leftovers are hidden and
- * before `delay`: wait for an element, click one, inject styles, run a script. Every wait is
+ * before `delay`: wait for an element, click one, run the steps of `actions`, inject styles, run a script. Every wait is
  * bounded by the capture's deadline.
  */
 export function pageActions(): CapturePlugin {
@@ -29,6 +30,14 @@ export function pageActions(): CapturePlugin {
           const element = await visible(ctx, 'click', ctx.params.click as string);
           await element.click({ timeout: ctx.remaining() });
         },
+      },
+      {
+        // A recording plays them while it records (scenario-record).
+        name: 'actions',
+        phase: 'settle',
+        leavesContextState: false,
+        when: (params) => params.actions !== undefined && params.actions.length > 0 && params.scenario !== 'record',
+        run: (ctx) => runActions(ctx, ctx.params.actions ?? []),
       },
       {
         name: 'scroll-into-view',
@@ -93,10 +102,9 @@ export function pageActions(): CapturePlugin {
 /** The caller's script, as the body of an async function in the page; its failure is the caller's (400). */
 async function runScript(ctx: CaptureContext): Promise<void> {
   try {
-    await ctx.page.evaluate(`(async () => {\n${ctx.params.scripts as string}\n})()`);
+    await runCallerScript(ctx.page, ctx.params.scripts as string);
   } catch (error) {
     if (ctx.signal.aborted) throw error;
-    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    throw captureErrors.invalidParameter('scripts', `Invalid parameter 'scripts': it failed in the page: ${reason}`, allowedFor('scripts'));
+    throw captureErrors.invalidParameter('scripts', `Invalid parameter 'scripts': it failed in the page: ${reasonOf(error)}`, allowedFor('scripts'));
   }
 }

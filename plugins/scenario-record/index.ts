@@ -1,6 +1,7 @@
 import type { CapturePlugin } from '../../src/core/plugin-api.js';
 import { frameRateFor } from '../shared/frame-rate.js';
-import { screencastVideo } from '../shared/screencast-video.js';
+import { screencastVideo, type DrivenVideo } from '../shared/screencast-video.js';
+import { runActions } from '../shared/run-actions.js';
 
 export interface RecordScenarioOptions {
   /** Frames per second of the video. @default the engine's `fps` (30) */
@@ -16,7 +17,8 @@ export const RECORD_DEFAULTS = Object.freeze({ frameQuality: 90, latencyMs: 250 
 
 /**
  * `scenario=record`: the live page for `duration` seconds (CSS and JS animations, playing videos),
- * recorded with Chromium's screencast and resampled to exactly duration × fps frames.
+ * recorded with Chromium's screencast and resampled to exactly duration × fps frames. The steps of
+ * `actions` play during it, so the video shows a user journey.
  */
 export function recordScenario(options: RecordScenarioOptions = {}): CapturePlugin {
   let fps = options.fps;
@@ -34,7 +36,13 @@ export function recordScenario(options: RecordScenarioOptions = {}): CapturePlug
         leavesContextState: true,
         when: (params) => params.scenario === 'record',
         run: async (ctx) => {
-          ctx.captured = await screencastVideo(ctx, { fps: frameRateFor(ctx.params, fps), quality, latencyMs });
+          const steps = ctx.params.actions ?? [];
+          // The journey starts at the video's first moment; steps still running when it ends are stopped.
+          const drive = steps.length === 0 ? undefined : async ({ window, signal }: DrivenVideo) => {
+            await window.started(signal);
+            await runActions(ctx, steps, signal);
+          };
+          ctx.captured = await screencastVideo(ctx, { fps: frameRateFor(ctx.params, fps), quality, latencyMs, drive });
         },
       },
     ],

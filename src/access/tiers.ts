@@ -1,6 +1,7 @@
 import { CaptureError } from '../core/errors/catalogue.js';
 import { parseCaptureParams, type CaptureParams } from '../core/schema/capture-params.js';
 import { FORMATS, isVideoFormat, type CaptureFormat } from '../core/schema/formats.js';
+import { actionsRunScript } from '../core/schema/action-params.js';
 
 export const TIER_NAMES = ['FREE', 'BASIC', 'PRO', 'ENTERPRISE'] as const;
 export type TierName = (typeof TIER_NAMES)[number];
@@ -96,6 +97,11 @@ export function checkTierGates(params: CaptureParams, tier: TierName, tiers: Tie
         details: { param, tier, required: cheapestTier(tiers, (t) => t.scripts) ?? 'ENTERPRISE' },
       });
     }
+  }
+  if (actionsRunScript(params.actions) && !limits.scripts) {
+    throw new CaptureError('TIER_RESTRICTED', `evaluate actions are not available on the ${tier} tier`, {
+      details: { param: 'actions', tier, required: cheapestTier(tiers, (t) => t.scripts) ?? 'ENTERPRISE' },
+    });
   }
   const scale = params.device_scale_factor ?? 1;
   if (scale > limits.maxDeviceScaleFactor) {

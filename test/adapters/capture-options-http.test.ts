@@ -42,6 +42,26 @@ beforeAll(async () => {
       res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<meta name="viewport" content="width=device-width"><body style="margin:0;height:100vh;background:#ff0000"><script>
         if (navigator.maxTouchPoints > 0 && matchMedia('(pointer: coarse)').matches && ${/iPhone/.test(String(req.headers['user-agent']))}) document.body.style.background = '#00ff00';
       </script></body>`),
+    // A user journey: typing "hello", choosing "Bee" and pressing Enter, then clicking go, turns
+    // #state green and removes the grey #spinner 300 ms later; hovering #hover turns it blue.
+    '/journey': (_req, res) =>
+      res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<body style="margin:0;height:100vh;background:#ffffff">
+        <input id="q" style="position:absolute;left:0;top:0;width:80px;height:20px">
+        <select id="s" style="position:absolute;left:90px;top:0"><option value="a">A</option><option value="b">Bee</option></select>
+        <button id="go" style="position:absolute;left:160px;top:0;width:60px;height:20px">go</button>
+        <div id="state" style="position:absolute;left:0;top:40px;width:100px;height:60px;background:#ff0000"></div>
+        <div id="hover" style="position:absolute;left:150px;top:40px;width:150px;height:60px;background:#ff0000" onmouseenter="this.style.background='#0000ff'"></div>
+        <div id="evaluated" style="position:absolute;left:0;top:120px;width:100px;height:60px;background:#ff0000"></div>
+        <div id="spinner" style="position:absolute;left:200px;top:120px;width:50px;height:50px;background:#888888"></div>
+        <script>
+          let entered = false;
+          q.addEventListener('keydown', (event) => { if (event.key === 'Enter') entered = true; });
+          go.onclick = () => {
+            if (q.value !== 'hello' || s.value !== 'b' || !entered) return;
+            state.style.background = '#00ff00';
+            setTimeout(() => spinner.remove(), 300);
+          };
+        </script></body>`),
     '/kinds/style.css': (_req, res) => res.writeHead(200, { 'Content-Type': 'text/css' }).end('body{background:#00ff00 !important}'),
     '/kinds/app.js': (_req, res) =>
       res.writeHead(200, { 'Content-Type': 'text/javascript' }).end("const box = document.createElement('div'); box.style.cssText = 'position:fixed;left:0;top:100px;width:300px;height:100px;background:#0000ff'; document.body.append(box);"),
@@ -161,6 +181,43 @@ describe.skipIf(!isBuilt())('capture options over HTTP (npm start)', () => {
 
   it('click: clicks before the shot', async () => {
     expect(near(await colourAt(await get('/click', { click: '#go' }), 250, 150), '#00ff00')).toBe(true);
+  });
+
+  it('actions: a journey of typed text, a chosen option, a key, a click, a wait and a hover, with the pointer drawn', async () => {
+    const steps = [
+      { action: 'type', selector: '#q', text: 'hello' },
+      { action: 'select', selector: '#s', option: 'Bee' },
+      { action: 'press', selector: '#q', key: 'Enter' },
+      { click: '#go' },
+      { wait_for_hidden: '#spinner' },
+      { hover: '#hover' },
+      { action: 'evaluate', script: "document.querySelector('#evaluated').style.background = '#00ff00';" },
+    ];
+    const shot = await decode(await bytes(await postJson('/journey', { actions: steps, show_cursor: true })));
+    expect(near(shot.at(50, 70), '#00ff00')).toBe(true);
+    expect(near(shot.at(290, 90), '#0000ff')).toBe(true);
+    expect(near(shot.at(50, 150), '#00ff00')).toBe(true);
+    expect(near(shot.at(240, 160), '#ffffff')).toBe(true);
+    // The pointer's black arrow, its tip on the middle of #hover (225, 70).
+    expect(near(shot.at(228, 80), '#000000', 60)).toBe(true);
+    // The same in a query, as a JSON string, without the pointer.
+    const plain = await decode(await bytes(await get('/journey', { actions: JSON.stringify([{ hover: '#hover' }]) })));
+    expect(near(plain.at(228, 80), '#0000ff')).toBe(true);
+    expect(near(plain.at(50, 70), '#ff0000')).toBe(true);
+    await refused('/journey', { actions: JSON.stringify(Array.from({ length: 51 }, () => ({ wait: 1 }))) }, { code: 'INVALID_PARAMETER', param: 'actions' });
+  });
+
+  it('actions with scenario=record: the journey plays in the video, the pointer moving to what it clicks', async () => {
+    const steps = [{ wait: 600 }, { click: '#go' }];
+    const response = await postJson('/click', { scenario: 'record', duration: 2, fps: 10, actions: steps, show_cursor: true });
+    const file = path.join(dir, 'journey.mp4');
+    await writeFile(file, await bytes(response, 'video/mp4'));
+    expect(await probe(file)).toMatchObject({ frames: 20 });
+    const start = await frameAt(file, 0.2);
+    expect(near(start.at(250, 150), '#ff0000', 40)).toBe(true);
+    // The pointer is drawn from the first frames, in the middle of the viewport (150, 100).
+    expect(near(start.at(153, 109), '#000000', 80)).toBe(true);
+    expect(near((await frameAt(file, 1.9)).at(250, 150), '#00ff00', 40)).toBe(true);
   });
 
   it('dark_mode and reduced_motion: the page sees the preferences', async () => {

@@ -49,6 +49,7 @@ describe('request schema', () => {
       omit_background: false,
       scroll_into_view_offset: 0,
       selector_all: false,
+      show_cursor: false,
       padding: 0,
       fail_on_http_error: false,
       metadata: false,
@@ -185,6 +186,18 @@ describe('request schema', () => {
     expect(wrong.message).toBe('Invalid parameter \'cookies[1].sameSite\': expected Strict, Lax, None, got "sometimes"');
     expect(errorOf({ url, cookies: [{ value: '1' }] }).details.param).toBe('cookies[0]');
     expect(errorOf({ url, cookies: { name: 'a' } }).details.param).toBe('cookies');
+  });
+
+  it('takes actions in full or short form, as JSON or a JSON string, and names what a step lacks', () => {
+    const long = [{ action: 'type', selector: '#q', text: 'hi' }, { action: 'wait', ms: 5 }, { action: 'scroll_to', y: 800 }, { action: 'press', key: 'Enter' }];
+    const short = [{ type: { selector: '#q', text: 'hi' } }, { wait: 5 }, { scroll_to: 800 }, { press: 'Enter' }];
+    expect(parseCaptureParams({ url, actions: short }).actions).toEqual(long);
+    expect(parseCaptureParams({ url, actions: JSON.stringify(long) }).actions).toEqual(long);
+    expect(parseCaptureParams({ url, actions: [{ click: '#go' }] }).actions).toEqual([{ action: 'click', selector: '#go' }]);
+    expect(errorOf({ url, actions: [{ wait: 1 }, { action: 'select', selector: '#s' }] }).message).toMatch(/step 1 \(select\) needs option/);
+    expect(errorOf({ url, actions: [{ action: 'scroll_to', selector: '#a', y: 1 }] }).message).toMatch(/selector or y, not both/);
+    expect(errorOf({ url, actions: [{ action: 'click', selector: '#a', button: 'right' }] }).details.param).toBe('actions[0].button');
+    expect(errorOf({ url, actions: '[{"click": ' }).details.param).toBe('actions');
   });
 
   it('takes hide_selectors as a string or a JSON array', () => {

@@ -15,6 +15,7 @@ export const ERROR_CATALOGUE = {
   URL_NOT_ALLOWED: { status: 403, message: 'URL not allowed', retryable: false, expose: true },
   NOT_FOUND: { status: 404, message: 'Not found', retryable: false, expose: true },
   ELEMENT_NOT_FOUND: { status: 422, message: 'Element not found', retryable: false, expose: true },
+  ACTION_FAILED: { status: 422, message: 'An action failed', retryable: false, expose: true },
   CAPTURE_REJECTED: { status: 422, message: 'Capture rejected by a failure rule', retryable: false, expose: true },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed', retryable: false, expose: true },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Payload too large', retryable: false, expose: true },

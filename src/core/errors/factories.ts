@@ -58,5 +58,9 @@ export const captureErrors = {
   elementNotFound: (param: string, selector: string) =>
     new CaptureError('ELEMENT_NOT_FOUND', `No visible element matches ${param} '${selector}'`, { details: { param, selector } }),
 
+  /** A step of `actions` that could not be done: which one, and why. */
+  actionFailed: (index: number, action: string, reason: string) =>
+    new CaptureError('ACTION_FAILED', `Step ${index} of actions (${action}) failed: ${reason}`, { details: { param: 'actions', index, action, reason } }),
+
   internal: (message: string, cause?: unknown) => new CaptureError('INTERNAL_ERROR', message, { cause }),
 };

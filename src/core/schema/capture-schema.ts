@@ -4,6 +4,7 @@ import { PAGE_OPTION_PROPERTIES } from './page-option-params.js';
 import { IMAGE_SIZE_PROPERTIES } from './image-size-params.js';
 import { BLOCKING_PROPERTIES } from './blocking-params.js';
 import { VIDEO_CONTROL_PROPERTIES } from './video-params.js';
+import { ACTION_PROPERTIES } from './action-params.js';
 import { PDF_OPTION_PROPERTIES } from './pdf-params.js';
 import { DOCUMENT_PROPERTIES } from './document-params.js';
 import { READINESS_PROPERTIES } from './readiness-params.js';
@@ -66,6 +67,7 @@ export const CaptureParamsSchema = Type.Object(
     delay: Type.Integer({ minimum: 0, maximum: 60000, default: 0, description: 'Extra wait in ms after the page is ready and cleaned.' }),
     ...READINESS_PROPERTIES,
     ...PAGE_OPTION_PROPERTIES,
+    ...ACTION_PROPERTIES,
     pdf_paper: Type.Enum([...PDF_PAPERS], { default: 'A4', description: 'Paper size of a pdf.' }),
     pdf_landscape: Type.Boolean({ default: false, description: 'Print a pdf in landscape orientation.' }),
     pdf_print_background: Type.Boolean({ default: true, description: 'Print backgrounds (colours and images) into a pdf.' }),

@@ -113,6 +113,7 @@ describe.each(ADAPTERS)('HTTP contract on %s: capture options', (adapter) => {
     [{ device_scale_factor: '3' }, { param: 'device_scale_factor', required: 'BASIC', max: 2 }],
     [{ format: 'pdf' }, { param: 'format', required: 'BASIC' }],
     [{ format: 'gif' }, { param: 'format', required: 'BASIC' }],
+    [{ actions: '[{"evaluate": "document.title = 1"}]' }, { param: 'actions', required: 'BASIC' }],
   ])('403 TIER_RESTRICTED where the tier closes %o', async (query, details) => {
     const response = await capture(KEYS.free, query);
     expect(response.status).toBe(403);
@@ -120,6 +121,28 @@ describe.each(ADAPTERS)('HTTP contract on %s: capture options', (adapter) => {
   });
 
   it.each([
+    [{ actions: '[{"action": "type", "selector": "#box"}]' }, { param: 'actions', error: expect.stringMatching(/step 0 \(type\) needs text/) }],
+    [{ actions: '[{"action": "fly"}]' }, { param: 'actions[0].action' }],
+    [{ actions: 'click #box' }, { param: 'actions' }],
+    [{ block_resources: 'image,video' }, { param: 'block_resources', error: expect.stringMatching(/'video' is not a kind of request/) }],
+    [{ device: 'Nokia 3310' }, { param: 'device' }],
+    [{ device_scale_factor: '5' }, { param: 'device_scale_factor' }],
+  ])('400 INVALID_PARAMETER for %o, naming the parameter', async (query, details) => {
+    const response = await capture(KEYS.pro, query);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ code: 'INVALID_PARAMETER', ...details });
+  });
+
+  it('422 ACTION_FAILED names the step that failed', async () => {
+    const response = await capture(KEYS.pro, { actions: JSON.stringify([{ wait: 10 }, { press: 'NoSuchKey' }]) });
+    expect(response.status).toBe(422);
+    expect(await response.json()).toMatchObject({ code: 'ACTION_FAILED', param: 'actions', index: 1, action: 'press', reason: expect.stringMatching(/NoSuchKey/) });
+  });
+
+  it.each([
+    [{ scroll_into_view: '#box', full_page: 'true' }, ['scroll_into_view', 'full_page']],
+    [{ format: 'png', fps: '24' }, ['fps', 'format']],
+    [{ image_fit: 'contain' }, ['image_fit', 'image_width']],
     [{ format: 'gif', duration: '31' }, ['duration', 'format']],
     [{ format: 'pdf', selector: '#box' }, ['selector', 'format']],
     [{ format: 'jpg', omit_background: 'true' }, ['omit_background', 'format']],
