@@ -61,6 +61,12 @@ export interface CaptureEngineOptions {
    * a test fixture). @example (address, port) => address === '10.0.0.5' && port === 443
    */
   allowAddress?: (address: string, port: number) => boolean;
+  /**
+   * The operator's proxies, by name: a capture's `proxy=<name>` sends its page's requests through
+   * one without the caller seeing its address or credentials; the operator's proxies are dialled
+   * without the guard's address check. @example { de: 'http://user:pass@proxy.example:3128' } @default env CAPTURE_PROXIES
+   */
+  proxies?: Readonly<Record<string, string>>;
   /** Plugins added after the built-in ones. @default [] */
   plugins?: CapturePlugin[];
   /** Where `response_type=json` stores files. @default filesystem storage in `storageDir` */

@@ -23,6 +23,8 @@ export interface TierLimits {
   maxDeviceScaleFactor: number;
   /** Highest `fps` of a video (10..60): each frame is rendered and encoded. */
   maxFps: number;
+  /** Whether `proxy` may be set: a caller's own proxy, or one of the operator's by name. */
+  proxy: boolean;
   /** Output formats allowed (pdf and gif cost the most CPU). */
   formats: readonly CaptureFormat[];
 }
@@ -33,10 +35,10 @@ const EXPENSIVE_ALLOWED = { scripts: true, maxDeviceScaleFactor: 4, formats: ALL
 
 /** The README's tier table; every number can be overridden with the `tiers` option. */
 export const DEFAULT_TIERS: Readonly<Record<TierName, TierLimits>> = Object.freeze({
-  FREE: { requestsPerMinute: 20, monthlyQuota: 100, maxDuration: 10, geolocation: false, maxFullPageHeight: 32_000, maxFps: 30, ...EXPENSIVE_ALLOWED },
-  BASIC: { requestsPerMinute: 40, monthlyQuota: 2_000, maxDuration: 30, geolocation: false, maxFullPageHeight: 64_000, maxFps: 30, ...EXPENSIVE_ALLOWED },
-  PRO: { requestsPerMinute: 80, monthlyQuota: 10_000, maxDuration: 300, geolocation: true, maxFullPageHeight: 150_000, maxFps: 60, ...EXPENSIVE_ALLOWED },
-  ENTERPRISE: { requestsPerMinute: 150, monthlyQuota: 100_000, maxDuration: 1800, geolocation: true, maxFullPageHeight: 300_000, maxFps: 60, ...EXPENSIVE_ALLOWED },
+  FREE: { requestsPerMinute: 20, monthlyQuota: 100, maxDuration: 10, geolocation: false, maxFullPageHeight: 32_000, maxFps: 30, proxy: false, ...EXPENSIVE_ALLOWED },
+  BASIC: { requestsPerMinute: 40, monthlyQuota: 2_000, maxDuration: 30, geolocation: false, maxFullPageHeight: 64_000, maxFps: 30, proxy: false, ...EXPENSIVE_ALLOWED },
+  PRO: { requestsPerMinute: 80, monthlyQuota: 10_000, maxDuration: 300, geolocation: true, maxFullPageHeight: 150_000, maxFps: 60, proxy: true, ...EXPENSIVE_ALLOWED },
+  ENTERPRISE: { requestsPerMinute: 150, monthlyQuota: 100_000, maxDuration: 1800, geolocation: true, maxFullPageHeight: 300_000, maxFps: 60, proxy: true, ...EXPENSIVE_ALLOWED },
 });
 
 export type Tiers = Readonly<Record<TierName, TierLimits>>;
@@ -97,6 +99,11 @@ export function checkTierGates(params: CaptureParams, tier: TierName, tiers: Tie
         details: { param, tier, required: cheapestTier(tiers, (t) => t.scripts) ?? 'ENTERPRISE' },
       });
     }
+  }
+  if (params.proxy !== undefined && !limits.proxy) {
+    throw new CaptureError('TIER_RESTRICTED', `proxy is not available on the ${tier} tier`, {
+      details: { param: 'proxy', tier, required: cheapestTier(tiers, (t) => t.proxy) ?? 'PRO' },
+    });
   }
   if (actionsRunScript(params.actions) && !limits.scripts) {
     throw new CaptureError('TIER_RESTRICTED', `evaluate actions are not available on the ${tier} tier`, {

@@ -1,4 +1,4 @@
-import type { PreparedContext, Viewport } from '../core/ports.js';
+import type { OutboundProxy, PreparedContext, Viewport } from '../core/ports.js';
 import type { Logger } from '../core/logger.js';
 import { settlesWithin } from '../core/deadline.js';
 import type { BrowserGenerations, Generation } from './generations.js';
@@ -31,12 +31,13 @@ export function usable(slot: Slot): boolean {
 export class SlotLifecycle {
   constructor(
     private readonly generations: BrowserGenerations,
-    private readonly options: { prepareContext?: () => Promise<PreparedContext>; trackOrigins: boolean; log: Logger },
+    private readonly options: { prepareContext?: (proxy?: OutboundProxy) => Promise<PreparedContext>; trackOrigins: boolean; log: Logger },
   ) {}
 
-  async open(viewport?: Viewport): Promise<Slot> {
+  async open(viewport?: Viewport, proxy?: OutboundProxy): Promise<Slot> {
     const generation = await this.generations.get();
-    const prepared = (await this.options.prepareContext?.()) ?? { options: {}, dispose: async () => undefined };
+    if (proxy && !this.options.prepareContext) throw new Error('This pool has no egress guard to route a capture through its proxy');
+    const prepared = (await this.options.prepareContext?.(proxy)) ?? { options: {}, dispose: async () => undefined };
     generation.open++;
     try {
       const page = await openCapturePage((options) => generation.browser.newContext(options), { ...prepared.options, ...(viewport ? { viewport } : {}) });

@@ -1,5 +1,5 @@
 import PQueue from 'p-queue';
-import type { BrowserLease, ContextPool, LeaseWants, PoolStats, PreparedContext } from '../core/ports.js';
+import type { BrowserLease, ContextPool, LeaseWants, OutboundProxy, PoolStats, PreparedContext } from '../core/ports.js';
 import { captureErrors } from '../core/errors/factories.js';
 import { abortable } from '../core/deadline.js';
 import { BrowserGenerations } from './generations.js';
@@ -21,7 +21,7 @@ export interface BrowserPoolOptions extends LaunchOptions {
   /** Relaunch the browser after this many captures, draining the old one (0 = never). */
   recycleAfter: number;
   /** Per-context options and resources (e.g. an egress proxy session), made for every context. */
-  prepareContext?: () => Promise<PreparedContext>;
+  prepareContext?: (proxy?: OutboundProxy) => Promise<PreparedContext>;
   /** Keep contexts for later captures with the same reuse key (off when absent). */
   contextReuse?: ContextReuseOptions;
   /** Ceilings on a local browser's processes, read from /proc (off when absent). */
@@ -160,7 +160,8 @@ export class BrowserPool implements ContextPool {
         return value;
       } finally {
         // A failed capture may have left anything behind (a wedged page, a script still running).
-        release = succeeded && !slot.abandoned ? this.release(slot, wants.reuseKey) : this.slots.reclaim(slot);
+        // A context of the capture's own proxy serves that capture only.
+        release = succeeded && !slot.abandoned ? this.release(slot, wants.proxy ? undefined : wants.reuseKey) : this.slots.reclaim(slot);
       }
     })();
     const released = result
@@ -177,12 +178,14 @@ export class BrowserPool implements ContextPool {
   }
 
   /**
-   * A warm context when one is left, else one opened at the capture's viewport: resizing a page
-   * costs Chromium two more protocol calls and a layout.
+   * A warm context when one is left, else one opened at the capture's viewport (and for its proxy):
+   * resizing a page costs Chromium two more protocol calls and a layout.
    */
   private async take(wants: LeaseWants): Promise<Slot> {
-    let slot = wants.reuseKey === undefined ? undefined : await this.kept?.take(wants.reuseKey, (kept) => !this.generations.isDue(kept.generation), (kept) => this.slots.dispose(kept));
-    slot ??= this.warm.shift();
+    // A capture with its own proxy needs a context whose every connection leaves through it.
+    const shared = wants.proxy === undefined;
+    let slot = !shared || wants.reuseKey === undefined ? undefined : await this.kept?.take(wants.reuseKey, (kept) => !this.generations.isDue(kept.generation), (kept) => this.slots.dispose(kept));
+    if (shared) slot ??= this.warm.shift();
     while (slot && !usable(slot)) {
       await this.slots.dispose(slot);
       slot = this.warm.shift();
@@ -190,7 +193,7 @@ export class BrowserPool implements ContextPool {
     if (!slot) {
       // Contexts kept for other keys make room: contexts lent and kept stay within `concurrency`.
       this.kept?.trim(this.options.concurrency - this.lent);
-      slot = await this.slots.open(wants.viewport);
+      slot = await this.slots.open(wants.viewport, wants.proxy);
     }
     // Opening a context costs Chromium a renderer launch: while warm ones are left, the
     // replacement waits for this capture's release instead of competing with it for the CPU.

@@ -11,6 +11,7 @@ export function baseOptions(allowPrivate: boolean | undefined, storageDir: strin
     contextReuse: process.env.CAPTURE_CONTEXT_REUSE === 'true',
     rendererMemoryMb: positiveIntegerEnv('CAPTURE_RENDERER_MEMORY_MB'),
     browserMemoryMb: positiveIntegerEnv('CAPTURE_BROWSER_MEMORY_MB'),
+    proxies: parseNamedProxies(process.env.CAPTURE_PROXIES),
   };
 }
 
@@ -26,4 +27,24 @@ function integerEnv(variable: string, min: number, env: NodeJS.ProcessEnv = proc
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min) throw new Error(`${variable} must be ${min === 1 ? 'a positive integer' : `an integer of at least ${min}`}, not ${raw}`);
   return value;
+}
+
+/**
+ * Named proxies from the environment: a JSON object (`{"de": "http://..."}`) or `name=url` pairs
+ * separated by commas. Anything else stops the start.
+ */
+function parseNamedProxies(text: string | undefined): Record<string, string> {
+  if (text === undefined || text.trim() === '') return {};
+  if (text.trim().startsWith('{')) {
+    const parsed = JSON.parse(text) as unknown;
+    if (parsed === null || typeof parsed !== 'object' || Object.values(parsed).some((value) => typeof value !== 'string')) throw new Error('CAPTURE_PROXIES must map names to proxy URLs');
+    return parsed as Record<string, string>;
+  }
+  return Object.fromEntries(
+    text.split(',').map((pair) => {
+      const equals = pair.indexOf('=');
+      if (equals <= 0) throw new Error('CAPTURE_PROXIES must be name=url pairs separated by commas, or a JSON object');
+      return [pair.slice(0, equals).trim(), pair.slice(equals + 1).trim()];
+    }),
+  );
 }

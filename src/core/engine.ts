@@ -100,6 +100,7 @@ export class CaptureEngine {
       const document = await abortable(documentOf(params), deadline.signal);
       // Refused targets answer before they take a queue slot or a browser context.
       if (!document) await abortable(this.egress.checkTarget(params.url as string), deadline.signal);
+      const proxy = params.proxy === undefined ? undefined : await abortable(this.egress.checkProxy(params.proxy), deadline.signal);
       const waitingSince = (asked = performance.now());
       const outcome = await this.pool.run(
         deadline.signal,
@@ -110,6 +111,7 @@ export class CaptureEngine {
         {
           viewport: { width: params.viewport_width, height: params.viewport_height },
           reuseKey: this.pipeline.leavesContextState(params) ? undefined : (options.reuseKey ?? 'default'),
+          proxy,
         },
       );
       const { path } = outcome.output;

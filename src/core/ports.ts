@@ -72,6 +72,16 @@ export interface LeaseWants {
    * context for a later one.
    */
   reuseKey?: string;
+  /** The proxy the context's connections leave through: such a context is opened for the capture and closed after it. */
+  proxy?: OutboundProxy;
+}
+
+/** A proxy a capture's connections leave through (`proxy`), as the egress guard checked it. */
+export interface OutboundProxy {
+  /** `http:`, `https:` or `socks5:`, with its port and any credentials. */
+  readonly url: URL;
+  /** The operator's own (a named proxy): dialled without the guard's address check. */
+  readonly trusted: boolean;
 }
 
 /** Per-context options and resources made for every context (e.g. an egress proxy session). */
@@ -91,6 +101,11 @@ export type EgressFailure = 'refused' | 'dns' | 'unreachable';
 export interface EgressGuard {
   /** Parses and checks a capture target; throws INVALID_PARAMETER or URL_NOT_ALLOWED. */
   checkTarget(raw: string): Promise<URL>;
+  /**
+   * The proxy `raw` names (an operator's named proxy) or is (a URL), its address checked unless it
+   * is the operator's; throws INVALID_PARAMETER (`proxy`) or URL_NOT_ALLOWED.
+   */
+  checkProxy(raw: string): Promise<OutboundProxy>;
   /** Why the connection `url` needed was not carried in the context whose lease has `attachment`. */
   failureFor(attachment: unknown, url: string): EgressFailure | undefined;
   close(): Promise<void>;

@@ -1,9 +1,11 @@
-import type { EgressGuard, PreparedContext } from '../core/ports.js';
+import type { EgressGuard, OutboundProxy, PreparedContext } from '../core/ports.js';
 import { writeEgressPreferences } from './chromium-preferences.js';
 import { resolveAllowed, type EgressPolicy } from './egress-policy.js';
-import { createEgressProxy, type EgressSession } from './proxy/egress-proxy.js';
+import { createEgressProxy } from './proxy/egress-proxy.js';
+import type { EgressSession } from './proxy/session.js';
 import { systemResolver, type Resolver } from './resolver.js';
 import { parseTargetUrl } from './target-url.js';
+import { namedProxies, resolveOutboundProxy } from './outbound-proxy.js';
 
 export interface CaptureEgressOptions {
   /** Allow targets on private, loopback and link-local networks (tests, intranets). */
@@ -12,12 +14,14 @@ export interface CaptureEgressOptions {
   resolver?: Resolver;
   /** Allows chosen non-public addresses without opening all private networks. */
   allowAddress?: (address: string, port: number) => boolean;
+  /** The operator's proxies, by the name a capture's `proxy` gives. */
+  proxies?: Readonly<Record<string, string>>;
 }
 
 /** The guard as the engine uses it, plus what the browser layer needs to route every context through it. */
 export interface CaptureEgress extends EgressGuard {
-  /** Per-context proxy session; absent when nothing needs refusing. */
-  prepareContext?: () => Promise<PreparedContext>;
+  /** Per-context proxy session (through the capture's own proxy when given). */
+  prepareContext: (upstream?: OutboundProxy) => Promise<PreparedContext>;
   /** Profile preferences a local Chromium needs for the guard to hold (WebRTC only through the proxy). */
   prepareProfile(profileDir: string): Promise<void>;
 }
@@ -25,7 +29,7 @@ export interface CaptureEgress extends EgressGuard {
 /**
  * The target is checked before any browser work, and every connection of the page goes through a
  * per-context proxy session that dials only checked addresses. With `allowPrivateNetworks` the
- * proxy is left out (nothing to refuse but schemes).
+ * session is left out (nothing to refuse but schemes) unless the capture has a proxy of its own.
  */
 export async function createCaptureEgress(options: CaptureEgressOptions): Promise<CaptureEgress> {
   const policy: EgressPolicy = {
@@ -33,20 +37,19 @@ export async function createCaptureEgress(options: CaptureEgressOptions): Promis
     resolver: options.resolver ?? systemResolver,
     isAllowed: options.allowAddress,
   };
-  const checkTarget = async (raw: string): Promise<URL> => {
-    const url = parseTargetUrl(raw, { allowPrivateNetworks: options.allowPrivateNetworks });
-    await resolveAllowed(url, policy);
-    return url;
-  };
-  if (options.allowPrivateNetworks) {
-    return { checkTarget, prepareProfile: writeEgressPreferences, failureFor: () => undefined, close: async () => undefined };
-  }
+  const named = namedProxies(options.proxies);
   const proxy = createEgressProxy(policy);
   return {
-    checkTarget,
+    checkTarget: async (raw) => {
+      const url = parseTargetUrl(raw, { allowPrivateNetworks: options.allowPrivateNetworks });
+      await resolveAllowed(url, policy);
+      return url;
+    },
+    checkProxy: (raw) => resolveOutboundProxy(raw, named, policy),
     prepareProfile: writeEgressPreferences,
-    prepareContext: async () => {
-      const session = await proxy.openSession();
+    prepareContext: async (upstream) => {
+      if (options.allowPrivateNetworks && upstream === undefined) return { options: {}, dispose: async () => undefined };
+      const session = await proxy.openSession(upstream);
       return {
         options: { proxy: { server: session.server, bypass: '<-loopback>' } },
         attachment: session,

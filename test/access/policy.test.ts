@@ -16,6 +16,7 @@ describe('tiers', () => {
       scripts: true,
       maxDeviceScaleFactor: 4,
       maxFps: 30,
+      proxy: false,
       formats: ['png', 'jpg', 'webp', 'avif', 'pdf', 'mp4', 'webm', 'gif'],
     });
     expect(DEFAULT_TIERS.ENTERPRISE.requestsPerMinute).toBe(150);

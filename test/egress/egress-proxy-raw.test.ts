@@ -2,6 +2,8 @@ import { request } from 'node:http';
 import { connect, createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createEgressProxy } from '../../src/egress/index.js';
+import { namedProxies, resolveOutboundProxy } from '../../src/egress/outbound-proxy.js';
+import { startHttpProxy } from '../helpers/counting-proxy.js';
 import { canary, canaryHits, closeListener, fixture, listen, policy, proxy } from './proxy-world.js';
 
 /** The egress proxy spoken to directly, without a browser: malformed, hostile and failing peers. */
@@ -166,5 +168,34 @@ describe('egress proxy without a browser', () => {
     } finally {
       await local.close();
     }
+  });
+
+  it('sends every connection through the capture\'s own proxy, after its own checks', async () => {
+    const upstream = await startHttpProxy('alice', 'pw');
+    const target = `127.0.0.1:${fixture.port}`;
+    const trusted = await proxy.openSession({ url: new URL(upstream.url), trusted: true });
+    // The same proxy given by a caller: its loopback address does not pass the guard.
+    const untrusted = await proxy.openSession({ url: new URL(upstream.url), trusted: false });
+    try {
+      expect(await raw(trusted.server, `${connectTo(target)}GET / HTTP/1.1\r\nHost: ${target}\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 200 Connection Established[^]*fixture ok/);
+      expect(await raw(trusted.server, getVia(`http://${target}/data`))).toMatch(/^HTTP\/1\.1 200[^]*\{"ok":true\}/);
+      expect(await raw(trusted.server, connectTo(`canary.test:${canary.port}`))).toMatch(/^HTTP\/1\.1 403/);
+      expect(upstream.carried).toEqual([target, `http://${target}/data`]);
+      expect(await raw(untrusted.server, connectTo(target))).toMatch(/^HTTP\/1\.1 502[^]*UPSTREAM_UNREACHABLE$/);
+      expect(upstream.carried).toHaveLength(2);
+      expect(canaryHits()).toBe(0);
+    } finally {
+      await Promise.all([trusted.close(), untrusted.close(), upstream.close()]);
+    }
+  });
+
+  it('checks a caller\'s proxy like a target, and takes the operator\'s by name', async () => {
+    const named = namedProxies({ office: 'socks5h://u:p@127.0.0.1' });
+    await expect(resolveOutboundProxy('office', named, policy)).resolves.toMatchObject({ trusted: true, url: new URL('socks5://u:p@127.0.0.1:1080') });
+    await expect(resolveOutboundProxy('http://u:p@canary.test:3128', named, policy)).rejects.toMatchObject({ code: 'URL_NOT_ALLOWED', details: { param: 'proxy' } });
+    await expect(resolveOutboundProxy('http://u:p@canary.test:3128', named, policy)).rejects.not.toThrow(/u:p/);
+    await expect(resolveOutboundProxy('home', named, policy)).rejects.toMatchObject({ code: 'INVALID_PARAMETER', message: expect.stringMatching(/named proxies: office/) });
+    await expect(resolveOutboundProxy('http://h:1/path', named, policy)).rejects.toMatchObject({ code: 'INVALID_PARAMETER' });
+    expect(() => namedProxies({ 'bad name': 'http://h:1' })).toThrow(/letters, digits/);
   });
 });

@@ -61,6 +61,14 @@ export const PAGE_OPTION_PROPERTIES = {
       { maxItems: 50, description: 'Cookies set for the target URL\'s host only: an array of {name, value, path?, secure?, httpOnly?, sameSite? (Strict, Lax or None, any case)} or a Cookie-header string.' },
     ),
   ),
+  proxy: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 2048,
+      description:
+        'Every request of the page leaves through this proxy: `http://`, `https://` or `socks5://` with `user:pass@` if it needs them (the proxy\'s address must pass the egress guard), or the name of one of the operator\'s proxies (`CAPTURE_PROXIES`). Tier-gated; credentials are never logged or echoed.',
+    }),
+  ),
   fail_on_http_error: Type.Boolean({ default: false, description: 'A main document answering 400 or more fails with 502 CAPTURE_FAILED (reason http_status) instead of being captured.' }),
   metadata: Type.Boolean({ default: false, description: 'With response_type=json, add `page`: title, final_url, status, description, og_image.' }),
 };
@@ -70,6 +78,7 @@ export const ALLOWED_TEXT: Partial<Record<keyof typeof PAGE_OPTION_PROPERTIES, s
   device: `a device name from ${DEVICE_LIST_URL}`,
   headers: 'an object (or JSON string) of at most 20 header names to string values, without Host, Cookie or hop-by-hop headers',
   cookies: 'an array of {name, value, path?, secure?, httpOnly?, sameSite?} or a Cookie header string',
+  proxy: 'a proxy name the operator defined, or http(s)://[user:pass@]host:port or socks5://[user:pass@]host:port',
 };
 
 /**
@@ -115,6 +124,7 @@ export const PAGE_OPTION_CHECKS: Partial<Record<keyof typeof PAGE_OPTION_PROPERT
     const refused = Object.keys(headers).find((name) => FORBIDDEN_HEADERS.has(name.toLowerCase()));
     return refused === undefined ? undefined : `header '${refused}' may not be set`;
   },
+  proxy: (proxy: string) => (/^[A-Za-z0-9_-]{1,64}$/.test(proxy) || /^(https?|socks5h?):\/\/[^/?#\s]+\/?$/i.test(proxy) ? undefined : 'neither a proxy name nor an http(s) or socks5 proxy URL'),
   timezone: (zone: string) => {
     try {
       new Intl.DateTimeFormat('en-US', { timeZone: zone });

@@ -2,6 +2,7 @@ import type { Agent } from 'node:http';
 import type { Socket } from 'node:net';
 import type { EgressFailure } from '../../core/ports.js';
 import type { HostVerdict } from '../egress-policy.js';
+import type { OutboundProxy } from '../../core/ports.js';
 
 /** What one connection handler needs of its proxy session. */
 export interface ProxyConnectionContext {
@@ -17,4 +18,6 @@ export interface ProxyConnectionContext {
   readonly agent: Agent;
   /** Upper bound for establishing one upstream connection. */
   readonly connectTimeoutMs: number;
+  /** The capture's own proxy, when it has one: every connection leaves through it. */
+  readonly upstream: OutboundProxy | undefined;
 }

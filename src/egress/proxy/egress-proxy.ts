@@ -1,4 +1,5 @@
 import type { EgressPolicy } from '../egress-policy.js';
+import type { OutboundProxy } from '../../core/ports.js';
 import { ProxySession, type EgressSession } from './session.js';
 
 export type { EgressSession } from './session.js';
@@ -10,8 +11,8 @@ export type { EgressFailure } from '../../core/ports.js';
  * Kept hand-written: no proxy library dials only a pre-checked address.
  */
 export interface EgressProxy {
-  /** Opens a listener for one browser context. */
-  openSession(): Promise<EgressSession>;
+  /** Opens a listener for one browser context, whose connections leave through `upstream` when given. */
+  openSession(upstream?: OutboundProxy): Promise<EgressSession>;
   close(): Promise<void>;
 }
 
@@ -30,9 +31,9 @@ export function createEgressProxy(policy: EgressPolicy, options: EgressProxyOpti
   const sessionOptions = { dnsPinMs: options.dnsPinMs ?? EGRESS_PROXY_DEFAULTS.dnsPinMs, connectTimeoutMs: options.connectTimeoutMs ?? EGRESS_PROXY_DEFAULTS.connectTimeoutMs };
   let closed = false;
   return {
-    async openSession() {
+    async openSession(upstream) {
       if (closed) throw new Error('Egress proxy is closed');
-      const session = new ProxySession(policy, sessionOptions, () => sessions.delete(session));
+      const session = new ProxySession(policy, { ...sessionOptions, upstream }, () => sessions.delete(session));
       sessions.add(session);
       await session.listen();
       return session;

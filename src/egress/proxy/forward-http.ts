@@ -1,10 +1,11 @@
-import { request, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { request, type ClientRequest, type IncomingMessage, type RequestOptions, type ServerResponse } from 'node:http';
 import { bareHost } from '../host-name.js';
 import { stripHopByHop } from './hop-by-hop.js';
 import { limitConnectTime, pinnedConnectOptions } from './upstream-dial.js';
 import { authority } from './authority.js';
 import { answer, REPLIES } from './replies.js';
 import type { ProxyConnectionContext } from './connection.js';
+import { plainHttpRoute, ProxyUnusable } from './through-proxy.js';
 
 /** Plain http: the browser sends absolute-form requests, one check per request. */
 export function forwardHttp(session: ProxyConnectionContext, req: IncomingMessage, res: ServerResponse): void {
@@ -54,19 +55,15 @@ function sendUpstream(session: ProxyConnectionContext, req: IncomingMessage, res
   });
   req.on('error', () => current?.destroy());
 
-  const attempt = (mayRetry: boolean): void => {
+  const attempt = async (mayRetry: boolean): Promise<void> => {
     let upstream: ClientRequest;
     try {
-      upstream = request({
-        ...pinnedConnectOptions(bareHost(target.hostname), port, addresses),
-        method: req.method,
-        path: target.pathname + target.search,
-        headers,
-        // The browser's own Host header is forwarded untouched (it is among `headers`).
-        setHost: !hasHeader(headers, 'host'),
-        agent: session.agent,
-      });
-    } catch {
+      upstream = request({ method: req.method, ...(await routeTo(session, target, port, addresses, headers)) });
+    } catch (error) {
+      if (error instanceof ProxyUnusable) {
+        session.record(key, 'unreachable');
+        return answer(res, REPLIES.unreachable);
+      }
       // Node refuses to write some header values its parser accepted; so be it.
       return answer(res, REPLIES.badRequest);
     }
@@ -85,7 +82,7 @@ function sendUpstream(session: ProxyConnectionContext, req: IncomingMessage, res
     upstream.on('error', (error: NodeJS.ErrnoException) => {
       // A kept-alive connection the server closed just as we reused it: the request never
       // reached the server, and one without a body can simply be sent again.
-      if (mayRetry && upstream.reusedSocket && error.code === 'ECONNRESET' && !res.headersSent) return attempt(false);
+      if (mayRetry && upstream.reusedSocket && error.code === 'ECONNRESET' && !res.headersSent) return void attempt(false);
       if (res.headersSent) return void res.destroy();
       session.record(key, 'unreachable');
       answer(res, REPLIES.unreachable);
@@ -93,7 +90,21 @@ function sendUpstream(session: ProxyConnectionContext, req: IncomingMessage, res
     if (hasBody(req)) req.pipe(upstream);
     else upstream.end();
   };
-  attempt(!hasBody(req));
+  void attempt(!hasBody(req)).catch(() => res.destroy());
+}
+
+/**
+ * Where one request goes: straight to the checked addresses over the session's keep-alive pool, or
+ * through the capture's proxy on a connection of its own.
+ */
+async function routeTo(session: ProxyConnectionContext, target: URL, port: number, addresses: string[], headers: string[]): Promise<RequestOptions> {
+  // The browser's own Host header is forwarded untouched (it is among `headers`).
+  const setHost = !hasHeader(headers, 'host');
+  if (!session.upstream) {
+    return { ...pinnedConnectOptions(bareHost(target.hostname), port, addresses), path: target.pathname + target.search, headers, setHost, agent: session.agent };
+  }
+  const route = await plainHttpRoute(session, session.upstream, target, port);
+  return { path: route.path, headers: [...headers, ...Object.entries(route.headers).flatMap(([name, value]) => [name, String(value)])], setHost, createConnection: () => route.socket };
 }
 
 function hasBody(req: IncomingMessage): boolean {

@@ -1,7 +1,7 @@
 import { Agent, createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { EgressFailure } from '../../core/ports.js';
+import type { EgressFailure, OutboundProxy } from '../../core/ports.js';
 import { checkHost, type EgressPolicy, type HostVerdict } from '../egress-policy.js';
 import { createPinningResolver } from '../pinning-resolver.js';
 import type { Resolver } from '../resolver.js';
@@ -27,6 +27,8 @@ export interface EgressSession {
 }
 
 export interface SessionOptions {
+  /** The capture's own proxy: every connection of the context leaves through it. */
+  upstream?: OutboundProxy;
   /** How long a session keeps one name's checked answer (see createPinningResolver). */
   dnsPinMs: number;
   connectTimeoutMs: number;
@@ -44,6 +46,7 @@ export class ProxySession implements EgressSession, ProxyConnectionContext {
   /** Per session so closing it also ends its upstream keep-alive connections. */
   readonly agent = new Agent({ keepAlive: true, scheduling: 'lifo' });
   readonly connectTimeoutMs: number;
+  readonly upstream: OutboundProxy | undefined;
   private readonly httpServer: Server;
   private readonly sockets = new Set<Socket>();
   private readonly resolve: Resolver;
@@ -58,6 +61,7 @@ export class ProxySession implements EgressSession, ProxyConnectionContext {
   ) {
     this.resolve = createPinningResolver(policy.resolver, options.dnsPinMs);
     this.connectTimeoutMs = options.connectTimeoutMs;
+    this.upstream = options.upstream;
     this.httpServer = createServer({ noDelay: true }, (req, res) => forwardHttp(this, req, res));
     this.httpServer.on('connect', (req: IncomingMessage, client: Duplex, head: Buffer) => openTunnel(this, req.url ?? '', client as Socket, head));
     this.httpServer.on('connection', (socket: Socket) => this.track(socket));

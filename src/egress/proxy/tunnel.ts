@@ -4,8 +4,23 @@ import { limitConnectTime, pinnedConnectOptions } from './upstream-dial.js';
 import { authority, parseAuthority } from './authority.js';
 import { answerTunnel, REPLIES } from './replies.js';
 import type { ProxyConnectionContext } from './connection.js';
+import { tunnelThrough } from './through-proxy.js';
 
-/** https, ws and wss: an opaque tunnel, checked once when it opens, dialled only to checked addresses. */
+/** A connection to one of the checked addresses, once established. */
+function dialDirect(session: ProxyConnectionContext, hostname: string, port: number, addresses: string[]): Promise<Socket> {
+  const upstream = connect(pinnedConnectOptions(bareHost(hostname), port, addresses));
+  session.track(upstream);
+  limitConnectTime(upstream, session.connectTimeoutMs);
+  return new Promise((resolve, reject) => {
+    upstream.once('connect', () => resolve(upstream));
+    upstream.once('error', reject);
+  });
+}
+
+/**
+ * https, ws and wss: an opaque tunnel, checked once when it opens, dialled only to checked
+ * addresses, or through the capture's own proxy.
+ */
 export function openTunnel(session: ProxyConnectionContext, requestTarget: string, client: Socket, head: Buffer): void {
   client.on('error', () => client.destroy());
   const target = parseAuthority(requestTarget);
@@ -14,32 +29,27 @@ export function openTunnel(session: ProxyConnectionContext, requestTarget: strin
   const port = Number(target.port);
   void session
     .check(target.hostname, port)
-    .then((verdict) => {
+    .then(async (verdict) => {
       if (client.destroyed) return;
       if (!verdict.ok) {
         session.record(key, verdict.reason, key);
         return answerTunnel(client, REPLIES[verdict.reason]);
       }
       session.succeeded(key);
-      const upstream = connect(pinnedConnectOptions(bareHost(target.hostname), port, verdict.addresses));
-      session.track(upstream);
-      limitConnectTime(upstream, session.connectTimeoutMs);
-      let established = false;
-      upstream.once('connect', () => {
-        established = true;
-        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        if (head.length > 0) upstream.write(head);
-        upstream.pipe(client);
-        client.pipe(upstream);
-      });
-      upstream.on('error', () => {
-        if (established) return void client.destroy();
+      let upstream: Socket;
+      try {
+        upstream = await (session.upstream ? tunnelThrough(session, session.upstream, target.hostname, port) : dialDirect(session, target.hostname, port, verdict.addresses));
+      } catch {
         session.record(key, 'unreachable');
-        answerTunnel(client, REPLIES.unreachable);
-      });
-      upstream.on('close', () => {
-        if (established) client.destroy();
-      });
+        return answerTunnel(client, REPLIES.unreachable);
+      }
+      if (client.destroyed) return void upstream.destroy();
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length > 0) upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+      upstream.on('error', () => client.destroy());
+      upstream.on('close', () => client.destroy());
       client.on('close', () => upstream.destroy());
     })
     .catch(() => client.destroy());
