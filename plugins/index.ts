@@ -7,7 +7,7 @@ import { pageSettle } from './page-settle/index.js';
 import { captureRules } from './capture-rules/index.js';
 import { diagnostics } from './diagnostics/index.js';
 import { hideSelectors } from './hide-selectors/index.js';
-import { blockAds, type BlockAdsOptions } from './block-ads/index.js';
+import { blockAds, blockTrackers, type BlockAdsOptions } from './block-ads/index.js';
 import { blockCookies, type BlockCookiesOptions } from './block-cookies/index.js';
 import { blockRequests } from './block-requests/index.js';
 import { staticScenario } from './scenario-static/index.js';
@@ -16,12 +16,12 @@ import { scrollScenario } from './scenario-scroll/index.js';
 import { recordScenario } from './scenario-record/index.js';
 import { encodeVideo } from './encode-video/index.js';
 
-export { geolocation, pageOptions, pageSettle, pageWaits, pageActions, captureRules, diagnostics, hideSelectors, blockAds, blockCookies, blockRequests, staticScenario, encodeImage, scrollScenario, recordScenario, encodeVideo };
+export { geolocation, pageOptions, pageSettle, pageWaits, pageActions, captureRules, diagnostics, hideSelectors, blockAds, blockTrackers, blockCookies, blockRequests, staticScenario, encodeImage, scrollScenario, recordScenario, encodeVideo };
 export type { BlockAdsOptions, BlockCookiesOptions };
 
 /** What the built-in plugins take from `createCaptureEngine`'s options. */
 export interface DefaultPluginOptions {
-  /** `block_ads`: filter lists, prebuilt engine, cache. */
+  /** `block_ads` and `block_trackers`: filter lists, prebuilt engine, cache. */
   adBlocking?: BlockAdsOptions;
   /** `block_cookies`: wait limits, extra CMP selectors. */
   cookieBanners?: BlockCookiesOptions;
@@ -45,6 +45,7 @@ export function defaultPlugins(options: DefaultPluginOptions = {}): CapturePlugi
     pageSettle(),
     blockRequests(),
     blockAds(options.adBlocking),
+    blockTrackers(options.adBlocking),
     blockCookies(options.cookieBanners),
     pageWaits(),
     pageActions(),

@@ -7,6 +7,8 @@ import { abortable, bestEffort } from '../../src/core/deadline.js';
 import { loadEngine, type PrebuiltEngine } from './engine-cache.js';
 import { applyCosmeticPass } from './cosmetic-pass.js';
 import { PageBlocking } from './page-blocking.js';
+import { findDefaultLists } from './filter-lists.js';
+import type { CaptureParams } from '../../src/core/schema/capture-params.js';
 
 export { findDefaultLists } from './filter-lists.js';
 export { loadEngine, type PrebuiltEngine } from './engine-cache.js';
@@ -28,11 +30,24 @@ export interface BlockAdsOptions {
   fetch?: typeof globalThis.fetch;
   /** Time the last cosmetic pass may take before the capture goes on without it. @default 1000 */
   cosmeticPassBudgetMs?: number;
+  /**
+   * `block_trackers`: tracker lists (files or URLs), without ad lists.
+   * @default EasyPrivacy from Debian's `webext-ublock-origin-chromium`
+   */
+  trackerLists?: string[];
 }
 
-const PLUGIN = 'block-ads';
-/** The page's blocking, from `enable` to the cosmetic passes. */
-const BLOCKING = stateKey<PageBlocking>(PLUGIN);
+/** What sets one blocking plugin apart: its name, when it runs and which lists it loads. */
+interface ListBlocking {
+  name: string;
+  /** What the operator's log calls it when its lists cannot be loaded. */
+  what: string;
+  when: (params: CaptureParams) => boolean;
+  lists: string[] | undefined;
+  prebuilt: PrebuiltEngine | undefined;
+  /** Under the cache directory: each engine keeps only its own latest serialized copy. */
+  cacheSubdir: string;
+}
 
 /**
  * `block_ads`: network blocking and cosmetic filtering with Ghostery's engine on EasyList and
@@ -41,6 +56,31 @@ const BLOCKING = stateKey<PageBlocking>(PLUGIN);
  * copy on disk when the lists have not changed.
  */
 export function blockAds(options: BlockAdsOptions = {}): CapturePlugin {
+  return listBlocking({ name: 'block-ads', what: 'ad blocking', when: (params) => params.block_ads, lists: options.lists, prebuilt: options.prebuilt, cacheSubdir: '.' }, options);
+}
+
+/**
+ * `block_trackers`: the same engine on EasyPrivacy alone, so analytics and tracking pixels are
+ * refused while ads stay. `block_ads` includes it.
+ */
+export function blockTrackers(options: BlockAdsOptions = {}): CapturePlugin {
+  return listBlocking(
+    {
+      name: 'block-trackers',
+      what: 'tracker blocking',
+      when: (params) => params.block_trackers && !params.block_ads,
+      // Never the ad lists' fallback: no tracker list means no tracker blocking, and a warning.
+      lists: options.trackerLists ?? findDefaultLists()?.filter((file) => path.basename(file) === 'easyprivacy.txt') ?? [],
+      prebuilt: undefined,
+      cacheSubdir: 'trackers',
+    },
+    options,
+  );
+}
+
+function listBlocking(spec: ListBlocking, options: BlockAdsOptions): CapturePlugin {
+  /** The page's blocking, from `enable` to the cosmetic passes. */
+  const BLOCKING = stateKey<PageBlocking>(spec.name);
   let engine: Promise<PlaywrightBlocker> | undefined;
   let source: Parameters<typeof loadEngine>[0] | undefined;
   let log: Logger | undefined;
@@ -51,7 +91,7 @@ export function blockAds(options: BlockAdsOptions = {}): CapturePlugin {
     const loading = source;
     engine ??= loadEngine(loading).then(
       (loaded) => {
-        log?.info({ origin: loaded.origin, ms: loaded.ms }, 'ad blocking engine ready');
+        log?.info({ origin: loaded.origin, ms: loaded.ms }, `${spec.what} engine ready`);
         return loaded.blocker;
       },
       (error: unknown) => {
@@ -69,13 +109,13 @@ export function blockAds(options: BlockAdsOptions = {}): CapturePlugin {
   };
 
   return {
-    name: PLUGIN,
+    name: spec.name,
     setup(host) {
       log = host.log;
       source = {
-        lists: options.lists,
-        prebuilt: options.prebuilt,
-        cacheDir: options.cacheDir ?? path.join(host.options.tempDir, 'adblock'),
+        lists: spec.lists,
+        prebuilt: spec.prebuilt,
+        cacheDir: path.join(options.cacheDir ?? path.join(host.options.tempDir, 'adblock'), spec.cacheSubdir),
         maxListAgeMs: options.maxListAgeMs ?? BLOCK_ADS_DEFAULTS.maxListAgeMs,
         fetch: options.fetch ?? globalThis.fetch,
       };
@@ -85,7 +125,7 @@ export function blockAds(options: BlockAdsOptions = {}): CapturePlugin {
         name: 'enable',
         phase: 'prepare',
         leavesContextState: true,
-        when: (params) => params.block_ads,
+        when: spec.when,
         run: async (ctx) => {
           let loaded: PlaywrightBlocker;
           try {
@@ -93,7 +133,7 @@ export function blockAds(options: BlockAdsOptions = {}): CapturePlugin {
           } catch (error) {
             if (ctx.signal.aborted) throw error;
             // Ads in a capture are better than no capture; the operator sees why.
-            ctx.warn('ad blocking unavailable, capturing without it', error);
+            ctx.warn(`${spec.what} unavailable, capturing without it`, error);
             return;
           }
           const blocking = new PageBlocking(ctx.page, loaded);
@@ -102,9 +142,9 @@ export function blockAds(options: BlockAdsOptions = {}): CapturePlugin {
           ctx.state.set(BLOCKING, blocking);
         },
       },
-      { name: 'cosmetic-pass', phase: 'settle', leavesContextState: false, when: (params) => params.block_ads, run: lastPass },
+      { name: 'cosmetic-pass', phase: 'settle', leavesContextState: false, when: spec.when, run: lastPass },
       // With a `delay`, ads have time to arrive after settle: look once more just before the shot.
-      { name: 'late-cosmetic-pass', phase: 'capture', leavesContextState: false, when: (params) => params.block_ads && params.delay > 0, run: lastPass },
+      { name: 'late-cosmetic-pass', phase: 'capture', leavesContextState: false, when: (params) => spec.when(params) && params.delay > 0, run: lastPass },
     ],
   };
 }

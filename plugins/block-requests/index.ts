@@ -2,10 +2,11 @@ import type { Route } from 'playwright-core';
 import type { CaptureContext, CapturePlugin } from '../../src/core/plugin-api.js';
 import { blockedResourceTypes, blockedUrlPatterns } from '../../src/core/schema/blocking-params.js';
 import { isPageDocument } from '../shared/page-document.js';
+import { CHAT_SELECTORS, CHAT_URL_PATTERNS } from './chat-widgets.js';
 
 /**
- * `block_resources`, `block_requests` and `javascript=false`: what the caller wants neither loaded
- * nor run, set on the capture's page before it navigates. A refused request fails as the ad
+ * `block_resources`, `block_requests`, `block_chats` and `javascript=false`: what the caller wants
+ * neither loaded nor run, set on the capture's page before it navigates. A refused request fails as the ad
  * blocker's do (`net::ERR_BLOCKED_BY_CLIENT`), so diagnostics and the failure rules see it as blocked.
  */
 export function blockRequests(): CapturePlugin {
@@ -26,8 +27,15 @@ export function blockRequests(): CapturePlugin {
         name: 'refuse',
         phase: 'prepare',
         leavesContextState: true,
-        when: (params) => params.block_resources !== undefined || params.block_requests !== undefined,
+        when: (params) => params.block_resources !== undefined || params.block_requests !== undefined || params.block_chats,
         run: refuseMatching,
+      },
+      {
+        name: 'hide-chats',
+        phase: 'settle',
+        leavesContextState: false,
+        when: (params) => params.block_chats,
+        run: async ({ page }) => void (await page.addStyleTag({ content: `${CHAT_SELECTORS.join(',')}{display:none!important}` })),
       },
     ],
   };
@@ -35,7 +43,7 @@ export function blockRequests(): CapturePlugin {
 
 async function refuseMatching(ctx: CaptureContext): Promise<void> {
   const types = blockedResourceTypes(ctx.params.block_resources);
-  const patterns = blockedUrlPatterns(ctx.params.block_requests);
+  const patterns = [...blockedUrlPatterns(ctx.params.block_requests), ...(ctx.params.block_chats ? CHAT_URL_PATTERNS : [])];
   const onRoute = async (route: Route): Promise<void> => {
     const request = route.request();
     try {

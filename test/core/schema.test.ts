@@ -27,6 +27,8 @@ describe('request schema', () => {
       response_type: 'image',
       block_ads: false,
       block_cookies: false,
+      block_trackers: false,
+      block_chats: false,
       javascript: true,
       hide_selectors: '',
       hide_mode: 'remove',

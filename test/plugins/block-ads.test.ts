@@ -6,7 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Request } from '@ghostery/adblocker-playwright';
-import { CORPUS, VIEWPORT } from '../../fixtures/corpus/manifest.js';
+import { CORPUS, VIEWPORT, type CorpusPage } from '../../fixtures/corpus/manifest.js';
+import { CHAT_HOSTS, TRACKER_HOSTS } from '../../fixtures/corpus/server.js';
 import { ADAPTERS, startApp, type RunningApp } from '../helpers/adapters.js';
 import { decode } from '../helpers/pixels.js';
 import { findDefaultLists, loadEngine } from '../../plugins/block-ads/index.js';
@@ -58,6 +59,37 @@ describe('block_ads on the corpus', () => {
     const shot = await shoot(corpus, page, { block_ads: true });
     expect(isContent(shot, [1100, 400])).toBe(true);
     expect(corpus.server.hits.map((hit) => hit.path)).toContain('/assets/site.css');
+  });
+});
+
+describe('block_trackers and block_chats on the corpus', () => {
+  const page = (name: string, host: string): CorpusPage => ({ name, host, path: `/${name}.html`, cmp: null, layout: name, delay: 0, waitUntil: 'load', ads: [] });
+  const kinds = (): string[] => corpus.server.hits.filter((hit) => hit.kind !== undefined).map((hit) => `${hit.kind} ${hit.host}`);
+
+  it('block_trackers refuses the analytics and leaves the ad; block_ads refuses both', async () => {
+    const tracked = page('tracked', 'shop.test');
+    corpus.server.resetHits();
+    await shoot(corpus, tracked);
+    expect(new Set(kinds())).toEqual(new Set([...TRACKER_HOSTS.map((host) => `tracker ${host}`), 'ad securepubads.g.doubleclick.net']));
+    corpus.server.resetHits();
+    const shot = await shoot(corpus, tracked, { block_trackers: true });
+    expect(kinds()).toEqual(['ad securepubads.g.doubleclick.net']);
+    expect(isAd(shot, [1100, 300]), `the ad stays, got ${colourAt(shot, [1100, 300])}`).toBe(true);
+    corpus.server.resetHits();
+    await shoot(corpus, tracked, { block_ads: true, block_trackers: true });
+    expect(kinds()).toEqual([]);
+  });
+
+  it('block_chats refuses the widgets\' loaders and hides a container the page rendered itself', async () => {
+    const chats = page('support-chat', 'cloud.test');
+    corpus.server.resetHits();
+    const before = await shoot(corpus, chats);
+    expect(new Set(kinds())).toEqual(new Set(CHAT_HOSTS.map((host) => `chat ${host}`)));
+    expect(isAd(before, [1228, 748]) && isAd(before, [52, 748]), `bubbles without blocking, got ${colourAt(before, [1228, 748])} and ${colourAt(before, [52, 748])}`).toBe(true);
+    corpus.server.resetHits();
+    const after = await shoot(corpus, chats, { block_chats: true });
+    expect(kinds()).toEqual([]);
+    expect(isContent(after, [1228, 748]) && isContent(after, [52, 748]), `no bubbles, got ${colourAt(after, [1228, 748])} and ${colourAt(after, [52, 748])}`).toBe(true);
   });
 });
 

@@ -90,7 +90,7 @@ let marker = 0;
 export async function shoot(
   corpus: Corpus,
   page: CorpusPage,
-  flags: { block_ads?: boolean; block_cookies?: boolean; hide_selectors?: string; full_page?: boolean } = {},
+  flags: { block_ads?: boolean; block_trackers?: boolean; block_chats?: boolean; block_cookies?: boolean; hide_selectors?: string; full_page?: boolean } = {},
 ): Promise<Shot> {
   const url = `${corpus.server.url(page.host, page.path)}#shot-${++marker}`;
   const result = await corpus.engine.capture({

@@ -20,6 +20,11 @@ const PLAYWRIGHT_TYPES: Record<ResourceKind, string[]> = {
  * and the page's JavaScript. Part of the one request schema.
  */
 export const BLOCKING_PROPERTIES = {
+  block_trackers: Type.Boolean({ default: false, description: 'Block analytics and tracking requests (EasyPrivacy) but not ads; block_ads includes it.' }),
+  block_chats: Type.Boolean({
+    default: false,
+    description: 'Block and hide support-chat widgets: Intercom, Drift, Crisp, Zendesk, HubSpot, Tawk.to, LiveChat, Tidio, Freshchat, Olark, Zoho SalesIQ, Help Scout, Gorgias, JivoChat, Smartsupp.',
+  }),
   block_resources: Type.Optional(
     Type.String({
       minLength: 1,
