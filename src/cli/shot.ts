@@ -1,18 +1,20 @@
 import { createWriteStream } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
+import { parse as parseYaml } from 'yaml';
 import { createCaptureEngine } from '../create-capture-engine.js';
 import type { CaptureEngine } from '../core/engine.js';
 import { CaptureParamsSchema, PARAM_NAMES, allowedFor, type CaptureParams } from '../core/schema/capture-params.js';
 import { baseOptions } from './options-from-env.js';
 
 const USAGE = `capture-engine shot <url> -o <file> [--<parameter> <value> ...]
-capture-engine shot --multi <shots.json>
+capture-engine shot --multi <shots.yml>
   One capture (or several with one engine), no server. Every parameter of /v1/capture is a flag,
   its name in kebab case: --format pdf --device-scale-factor 2 --full-page. A flag of a yes/no
   parameter alone means true. A value @<file> is read from that file (--html @page.html,
   --headers @headers.json). --width and --height are short for --viewport-width and
-  --viewport-height. --multi reads a JSON array of shots, each {"output": file, ...parameters}.
+  --viewport-height. --multi reads a YAML (or JSON) list of shots, each {output: file, ...parameters},
+  as shot-scraper's multi does.
   Also: --allow-private-networks, --storage-dir <dir>, --help (lists every parameter).`;
 
 /** The command's own flags; every other flag is a capture parameter. */
@@ -52,12 +54,13 @@ function oneShot(own: Record<string, unknown>, params: Record<string, unknown>):
   return { ...params, output: own.output };
 }
 
+/** Shots from a YAML (shot-scraper's `multi` format) or JSON file: a list of {output, ...parameters}. */
 async function readMulti(file: string): Promise<Shot[]> {
-  const shots = JSON.parse(await readFile(file, 'utf8')) as unknown;
+  const shots = parseYaml(await readFile(file, 'utf8')) as unknown;
   if (!Array.isArray(shots) || shots.some((each) => typeof each !== 'object' || each === null || typeof (each as Shot).output !== 'string')) {
-    throw new Error(`${file}: expected a JSON array of shots, each with "output" and the capture's parameters`);
+    throw new Error(`${file}: expected a YAML or JSON list of shots, each with "output" and the capture's parameters`);
   }
-  return shots as Shot[];
+  return (shots as Shot[]).map((each) => Object.fromEntries(Object.entries(each).map(([name, value]) => [ALIASES[name] ?? name, value])) as Shot);
 }
 
 /** Splits the arguments into the command's own flags and the capture's parameters (the first positional is the url). */

@@ -180,11 +180,18 @@ describe.skipIf(!isBuilt())('capture-engine shot', () => {
       for (const flag of ['--device-scale-factor', '--image-fit', '--block-resources', '--pdf-margin-top']) expect(help.out).toContain(flag);
       const page = path.join(outputDir, 'page.html');
       writeFileSync(page, '<body style="margin:0;background:#0000ff"></body>');
-      const shots = path.join(outputDir, 'shots.json');
-      writeFileSync(shots, JSON.stringify([
-        { output: path.join(outputDir, 'a.png'), url: fixtures.url('/solid?color=%2300ff00'), viewport_width: 200, viewport_height: 100, device_scale_factor: 2 },
-        { output: path.join(outputDir, 'b.pdf'), url: fixtures.url('/solid'), format: 'pdf' },
-      ]));
+      // shot-scraper's multi format: YAML, `width` and `height` for the viewport.
+      const shots = path.join(outputDir, 'shots.yml');
+      writeFileSync(shots, [
+        `- output: ${path.join(outputDir, 'a.png')}`,
+        `  url: "${fixtures.url('/solid?color=%2300ff00')}"`,
+        '  width: 200',
+        '  height: 100',
+        '  device_scale_factor: 2',
+        `- output: ${path.join(outputDir, 'b.pdf')}`,
+        `  url: ${fixtures.url('/solid')}`,
+        '  format: pdf',
+      ].join('\n'));
       const flags = await run(['--html', `@${page}`, '-o', path.join(outputDir, 'flags.png'), '--width', '300', '--height', '200', '--image-width', '150', '--full-page']);
       expect(flags.code, flags.out).toBe(0);
       const resized = await decode(readFileSync(path.join(outputDir, 'flags.png')));
