@@ -2,11 +2,13 @@
 //
 //   /simple  a solid background and a heading (the cheapest possible page)
 //   /heavy   a few hundred DOM blocks with text and inline SVG, about 5000 px tall
+//   /images  a gallery of 12 photo-sized JPEGs (640x427, ~100-200 KB of noise each) from /photo/N.jpg
 //
 // Run directly (`node benchmarks/lib/fixture-pages.js`) to serve them on 127.0.0.1 until Ctrl-C
 // (PORT=... for a fixed port).
 
 import { fileURLToPath } from 'node:url';
+import sharp from 'sharp';
 import { html, startFixtureServer } from './fixture-server.js';
 
 const SIMPLE = `<!doctype html>
@@ -37,6 +39,30 @@ function rng(seed) {
     return s / 2 ** 32;
   };
 }
+
+const PHOTOS = 12;
+
+/** A photo's weight without a photo: seeded noise, as a camera JPEG at quality 80. */
+function photo(seed) {
+  const noise = { type: 'gaussian', mean: 100 + seed * 8, sigma: 40 };
+  return sharp({ create: { width: 640, height: 427, channels: 3, noise } }).jpeg({ quality: 80 }).toBuffer();
+}
+
+const IMAGES = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Benchmark: image gallery</title>
+<style>
+  body { margin: 0; font-family: sans-serif; background: #fafafa; }
+  h1 { margin: 16px 24px; font-size: 28px; }
+  main { display: grid; grid-template-columns: repeat(4, 1fr); gap: 8px; padding: 8px; }
+  img { width: 100%; height: auto; display: block; }
+</style>
+</head>
+<body><h1>Gallery</h1><main>${Array.from({ length: PHOTOS }, (_, i) => `<img src="/photo/${i}.jpg" width="640" height="427" alt="photo ${i}">`).join('')}</main></body>
+</html>
+`;
 
 function heavyPage({ blocks = 360, columns = 4 } = {}) {
   const rand = rng(42);
@@ -91,6 +117,8 @@ ${parts.join('\n')}
 export const PAGES = {
   '/simple': html(SIMPLE),
   '/heavy': html(heavyPage()),
+  '/images': html(IMAGES),
+  ...Object.fromEntries(await Promise.all(Array.from({ length: PHOTOS }, async (_, i) => [`/photo/${i}.jpg`, { type: 'image/jpeg', body: await photo(i) }]))),
 };
 
 /** Serves PAGES; keep-alive connections idle for 1 s are closed. */

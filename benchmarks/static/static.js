@@ -5,7 +5,7 @@
 //   node benchmarks/static/static.js [--quick] [--iterations=N] [--peer-iterations=N] [--window=MS] [--bursts=N]
 //        [--contenders=floor,floor-fast,floor-fast-shell,library,http,capture-website,browserless]
 //        [--pages=simple,heavy] [--viewports=1280x720,1920x1080]
-//        [--outputs=png,jpg,webp,fullpage,dpr2,selector] [--levels=1,2,4]
+//        [--outputs=png,jpg,webp,fullpage,dpr2,selector,device,thumb,noimages] [--levels=1,2,4]
 //        [--throughput=one|first|all|none] [--quality=90] [--verbose]
 //   (from benchmarks/: npm run static, npm run static:quick; from the root: npm run bench)
 //
@@ -40,7 +40,9 @@ import { WorkerPool } from './static-workers.js';
 const PEERS = new Set(['capture-website', 'browserless']);
 /**
  * What each output asks for on top of the page and viewport: `dpr2` a png at device scale factor 2
- * (4x the pixels), `selector` a png of the page's first heading only.
+ * (4x the pixels), `selector` a png of the page's first heading only, `device` a png as an iPhone 15
+ * shows the page (393x659 at scale 3, mobile, touch; the case's viewport is ignored), `thumb` a png
+ * resized to 320 px wide, `noimages` a png with every image request refused.
  */
 const OUTPUTS = {
   png: { format: 'png' },
@@ -49,6 +51,9 @@ const OUTPUTS = {
   fullpage: { format: 'png', fullPage: true },
   dpr2: { format: 'png', scale: 2 },
   selector: { format: 'png', selector: 'h1' },
+  device: { format: 'png', device: 'iPhone 15' },
+  thumb: { format: 'png', thumbWidth: 320 },
+  noimages: { format: 'png', blockImages: true },
 };
 
 // ------------------------------------------------------------------------------------ options

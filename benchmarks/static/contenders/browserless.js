@@ -8,23 +8,27 @@
 // A unit of the static benchmark (see index.js).
 
 import { CHROMIUM_PATH, LAUNCH_ARGS } from '../../lib/chromium.js';
+import { thumbnail } from './finish.js';
 
 export async function browserlessContender() {
   const { default: createBrowser } = await import('browserless');
   let browser;
 
-  const capture = async ({ url, format, width, height, fullPage, scale, selector, quality }) => {
+  const capture = async (job) => {
+    const { url, format, width, height, fullPage, scale, selector, device, blockImages, quality } = job;
     const ctx = await browser.createContext();
     try {
-      return await ctx.screenshot(url, {
+      const shot = await ctx.screenshot(url, {
         type: format === 'jpg' ? 'jpeg' : format,
         ...(format === 'png' ? {} : { quality }),
         fullPage,
-        viewport: { width, height, deviceScaleFactor: scale },
+        ...(device ? { device } : { viewport: { width, height, deviceScaleFactor: scale } }),
         ...(selector ? { element: selector } : {}),
+        ...(blockImages ? { abortTypes: ['image'] } : {}),
         waitUntil: 'domcontentloaded',
         adblock: false,
       });
+      return await thumbnail(shot, job);
     } finally {
       await ctx.destroyContext();
     }

@@ -5,15 +5,22 @@
 // A unit of the static benchmark (see index.js).
 
 import { CHROMIUM_PATH, LAUNCH_ARGS } from '../../lib/chromium.js';
+import { thumbnail } from './finish.js';
+
+/** Puppeteer's request interception, before navigation: capture-website has no option for it. */
+async function refuseImages(page) {
+  await page.setRequestInterception(true);
+  page.on('request', (request) => (request.resourceType() === 'image' ? request.abort() : request.continue()));
+}
 
 export async function captureWebsiteContender() {
   const { default: captureWebsite } = await import('capture-website');
 
-  const capture = async ({ url, format, width, height, fullPage, scale, selector, quality }) => {
+  const capture = async (job) => {
+    const { url, format, width, height, fullPage, scale, selector, device, blockImages, quality } = job;
     const out = await captureWebsite.buffer(url, {
-      width,
-      height,
-      scaleFactor: scale,
+      ...(device ? { emulateDevice: device } : { width, height, scaleFactor: scale }),
+      ...(blockImages ? { beforeNavigation: refuseImages } : {}),
       ...(selector ? { element: selector } : {}),
       type: format === 'jpg' ? 'jpeg' : format,
       ...(format === 'png' ? {} : { quality: quality / 100 }), // capture-website takes 0..1
@@ -21,7 +28,7 @@ export async function captureWebsiteContender() {
       blockAds: false,
       launchOptions: { headless: true, executablePath: CHROMIUM_PATH, args: [...LAUNCH_ARGS] },
     });
-    return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+    return thumbnail(Buffer.from(out.buffer, out.byteOffset, out.byteLength), job);
   };
 
   return {

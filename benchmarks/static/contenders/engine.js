@@ -22,18 +22,22 @@ export async function engineUnit({ withHttp = true } = {}) {
   let lastServerMs = NaN;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
-  const library = async ({ url, format, width, height, fullPage, scale, selector, quality }) => {
+  /** The job as capture parameters, strings or not. */
+  const paramsOf = ({ url, format, width, height, fullPage, scale, selector, device, thumbWidth, blockImages, quality }) => ({
+    url,
+    format,
+    ...(device ? { device } : { viewport_width: width, viewport_height: height }),
+    full_page: fullPage,
+    ...(format === 'png' ? {} : { quality }),
+    ...(scale === 1 ? {} : { device_scale_factor: scale }),
+    ...(selector ? { selector } : {}),
+    ...(thumbWidth ? { image_width: thumbWidth } : {}),
+    ...(blockImages ? { block_resources: 'image' } : {}),
+  });
+
+  const library = async (job) => {
     lastRunMs = NaN;
-    const shot = await engine.capture({
-      url,
-      format,
-      viewport_width: width,
-      viewport_height: height,
-      full_page: fullPage,
-      ...(format === 'png' ? {} : { quality }),
-      ...(scale === 1 ? {} : { device_scale_factor: scale }),
-      ...(selector ? { selector } : {}),
-    });
+    const shot = await engine.capture(paramsOf(job));
     try {
       const buf = await shot.buffer();
       if (typeof shot.size === 'number' && shot.size !== buf.length) {
@@ -45,17 +49,8 @@ export async function engineUnit({ withHttp = true } = {}) {
     }
   };
 
-  const overHttp = ({ url, format, width, height, fullPage, scale, selector, quality }) => {
-    const q = new URLSearchParams({
-      url,
-      format,
-      viewport_width: String(width),
-      viewport_height: String(height),
-      full_page: String(fullPage),
-    });
-    if (format !== 'png') q.set('quality', String(quality));
-    if (scale !== 1) q.set('device_scale_factor', String(scale));
-    if (selector) q.set('selector', selector);
+  const overHttp = (job) => {
+    const q = new URLSearchParams(Object.entries(paramsOf(job)).map(([name, value]) => [name, String(value)]));
     lastRunMs = NaN;
     lastServerMs = NaN;
     return new Promise((resolve, reject) => {

@@ -8,14 +8,24 @@
 // A unit of the static benchmark (see index.js): { setup(), capture: { floor, 'floor-fast' }, close() }.
 
 import { CHROMIUM_PATH, LAUNCH_ARGS } from '../../lib/chromium.js';
+import { thumbnail } from './finish.js';
 
 /** `suffix` names the contenders of a floor on another binary (`-shell`). */
 export async function floor({ executablePath = CHROMIUM_PATH, suffix = '' } = {}) {
-  const { chromium } = await import('playwright-core');
+  const { chromium, devices } = await import('playwright-core');
   let browser;
 
-  const capture = async ({ url, format, width, height, fullPage, scale, selector, quality }) => {
-    const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor: scale });
+  /** A context as the job wants it: the device's descriptor or the viewport, images refused or not. */
+  const contextFor = async ({ width, height, scale, device, blockImages }) => {
+    const context = await browser.newContext(device ? devices[device] : { viewport: { width, height }, deviceScaleFactor: scale });
+    if (blockImages) await context.route('**/*', (route) => (route.request().resourceType() === 'image' ? route.abort() : route.fallback()));
+    return context;
+  };
+
+  const capture = async (job) => thumbnail(await shoot(job), job);
+  const shoot = async (job) => {
+    const { url, format, fullPage, selector, quality } = job;
+    const context = await contextFor(job);
     try {
       const page = await context.newPage();
       await page.goto(url, { waitUntil: 'domcontentloaded' });
@@ -33,11 +43,15 @@ export async function floor({ executablePath = CHROMIUM_PATH, suffix = '' } = {}
   };
 
   /** The shot through CDP only: viewport, the whole page, or the element's box, beyond the viewport when needed. */
-  const fast = async ({ url, format, width, height, fullPage, scale, selector, quality }) => {
-    const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor: scale });
+  const fast = async (job) => thumbnail(await shootFast(job), job);
+  const shootFast = async (job) => {
+    const { url, format, width, fullPage, selector, device, quality } = job;
+    const context = await contextFor(job);
     try {
       const page = await context.newPage();
       const cdp = await context.newCDPSession(page);
+      // A mobile device's page is shot at its CSS size unless the clip asks for its scale (as Playwright's screenshot does).
+      const mobile = device ? devices[device] : undefined;
       await page.goto(url, { waitUntil: 'domcontentloaded' });
       // Right after the load event Chromium may have no frame coming; captureScreenshot then
       // waits for one for ever (1 capture in ~10 here). One animation frame makes sure one is.
@@ -47,13 +61,13 @@ export async function floor({ executablePath = CHROMIUM_PATH, suffix = '' } = {}
       else if (fullPage) {
         const { cssContentSize } = await cdp.send('Page.getLayoutMetrics');
         clip = { x: 0, y: 0, width, height: Math.ceil(cssContentSize.height) };
-      }
+      } else if (mobile) clip = { x: 0, y: 0, ...mobile.viewport };
       const type = format === 'jpg' ? 'jpeg' : format;
       const { data } = await cdp.send('Page.captureScreenshot', {
         format: type,
         ...(type === 'png' ? {} : { quality }),
         optimizeForSpeed: true,
-        ...(clip ? { clip: { ...clip, scale: 1 }, captureBeyondViewport: true } : {}),
+        ...(clip ? { clip: { ...clip, scale: mobile?.deviceScaleFactor ?? 1 }, captureBeyondViewport: true } : {}),
       });
       return Buffer.from(data, 'base64');
     } finally {

@@ -1,6 +1,7 @@
 // The five contenders of the static benchmark, grouped in units: each unit runs in a worker
 // process of its own (../worker.js); cpu/cpu-breakdown.js runs them too. A job is { url, format: 'png'|'jpg'|'webp', width, height,
-// fullPage, quality }; a capture returns a Buffer.
+// fullPage, scale, selector?, device? (a name every contender's descriptors have), thumbWidth?, blockImages?, quality };
+// a capture returns a Buffer.
 //
 // Every contender produces the same pixels: the viewport at device scale factor 1 (or the full
 // page for fullPage), encoded in the requested format at the requested quality.
