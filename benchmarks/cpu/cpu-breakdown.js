@@ -5,6 +5,7 @@
 //
 //   node benchmarks/cpu/cpu-breakdown.js [--contenders=floor-fast,library,http] [--captures=40]
 //                                        [--levels=1,4] [--page=simple] [--output=png]
+//   --output is a format (png, jpg, webp) or one of the static benchmark's outputs (static/outputs.js: device, thumb, noimages, ...).
 //   (from benchmarks/: npm run cpu; the contenders are the static benchmark's, static/contenders/)
 //
 // Environment equivalents: BENCH_CONTENDERS, BENCH_CAPTURES, BENCH_LEVELS, BENCH_PAGE, BENCH_OUTPUT.
@@ -20,6 +21,7 @@ import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { UNITS, unitOf } from '../static/contenders/index.js';
+import { OUTPUTS } from '../static/outputs.js';
 import { readOptions } from '../lib/cli-options.js';
 import { startPageServer } from '../lib/fixture-pages.js';
 import { fixed } from '../lib/format.js';
@@ -69,7 +71,7 @@ async function child(contender, { captures, levels, url, output }) {
   const unit = await UNITS[unitOf(contender)].create([contender]);
   await unit.setup();
   const capture = unit.capture[contender];
-  const job = { url, format: output, width: 1280, height: 720, fullPage: false, scale: 1, quality: 90 };
+  const job = { url, format: output, width: 1280, height: 720, fullPage: false, scale: 1, quality: 90, ...OUTPUTS[output] };
   for (let i = 0; i < 3; i++) await capture(job);
   const results = {};
   for (const level of levels) {

@@ -36,25 +36,9 @@ import { cleanupOnSignal } from '../lib/shutdown.js';
 import { median, rotate } from '../lib/stats.js';
 import { report } from './static-report.js';
 import { WorkerPool } from './static-workers.js';
+import { OUTPUTS } from './outputs.js';
 
 const PEERS = new Set(['capture-website', 'browserless']);
-/**
- * What each output asks for on top of the page and viewport: `dpr2` a png at device scale factor 2
- * (4x the pixels), `selector` a png of the page's first heading only, `device` a png as an iPhone 15
- * shows the page (393x659 at scale 3, mobile, touch; the case's viewport is ignored), `thumb` a png
- * resized to 320 px wide, `noimages` a png with every image request refused.
- */
-const OUTPUTS = {
-  png: { format: 'png' },
-  jpg: { format: 'jpg' },
-  webp: { format: 'webp' },
-  fullpage: { format: 'png', fullPage: true },
-  dpr2: { format: 'png', scale: 2 },
-  selector: { format: 'png', selector: 'h1' },
-  device: { format: 'png', device: 'iPhone 15' },
-  thumb: { format: 'png', thumbWidth: 320 },
-  noimages: { format: 'png', blockImages: true },
-};
 
 // ------------------------------------------------------------------------------------ options
 const opts = readOptions(import.meta.url, {
