@@ -17,6 +17,13 @@ const listen = async (server: Server | TcpServer): Promise<number> => {
   return (server.address() as AddressInfo).port;
 };
 
+/** Closes a server once the connections it still holds are cut. */
+const closer = (server: Server | TcpServer, sockets: Set<Socket>) => (): Promise<void> =>
+  new Promise<void>((resolve) => {
+    for (const socket of sockets) socket.destroy();
+    server.close(() => resolve());
+  });
+
 /** An HTTP forward proxy with Basic credentials: absolute-form requests and CONNECT tunnels. */
 export async function startHttpProxy(user: string, password: string): Promise<CountingProxy> {
   const expected = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -58,13 +65,7 @@ export async function startHttpProxy(user: string, password: string): Promise<Co
     client.on('error', () => upstream.destroy());
   });
   const port = await listen(server);
-  return Object.assign(proxy, {
-    url: `http://${user}:${password}@127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    }),
-  });
+  return Object.assign(proxy, { url: `http://${user}:${password}@127.0.0.1:${port}`, close: closer(server, sockets) });
 }
 
 /** A SOCKS5 proxy (RFC 1928) with username and password (RFC 1929), CONNECT only. */
@@ -117,11 +118,5 @@ export async function startSocksProxy(user: string, password: string): Promise<C
     client.on('data', onData);
   });
   const port = await listen(server);
-  return Object.assign(proxy, {
-    url: `socks5://${user}:${password}@127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    }),
-  });
+  return Object.assign(proxy, { url: `socks5://${user}:${password}@127.0.0.1:${port}`, close: closer(server, sockets) });
 }
