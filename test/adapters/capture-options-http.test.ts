@@ -174,7 +174,8 @@ describe.skipIf(!isBuilt())('capture options over HTTP (npm start)', () => {
 
   it('wait_for_selector: waits for a late element; one that never comes is 422 ELEMENT_NOT_FOUND', async () => {
     expect(near(await colourAt(await get('/late-element', { wait_for_selector: '#late' })), '#00ff00')).toBe(true);
-    const missing = await get('/late-element', { wait_for_selector: '#never' });
+    // A budget of its own: the wait takes all of it.
+    const missing = await get('/late-element', { wait_for_selector: '#never', timeout: '2000' });
     expect(missing.status).toBe(422);
     expect(await missing.json()).toMatchObject({ code: 'ELEMENT_NOT_FOUND', param: 'wait_for_selector', selector: '#never' });
   });
