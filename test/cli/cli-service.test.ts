@@ -29,8 +29,17 @@ function startService(adapter: string, env: Record<string, string> = {}): Promis
 }
 
 describe.skipIf(!isBuilt())('the service (npm start)', () => {
-  it.each(['node', 'express', 'fastify', 'koa'])('SIGTERM on %s finishes the running capture, refuses new ones and exits cleanly', async (adapter) => {
-    const { child, origin, output } = await startService(adapter);
+  // One service per adapter for both: starting one costs seconds.
+  it.each(['node', 'express', 'fastify', 'koa'])('on %s: /healthz, /readyz and Prometheus metrics; SIGTERM finishes the running capture, refuses new ones and exits cleanly', async (adapter) => {
+    const metricsPort = await closedPort();
+    const { child, origin, output } = await startService(adapter, { CAPTURE_METRICS_PORT: String(metricsPort) });
+    expect(await (await fetch(`${origin}/healthz`)).json()).toEqual({ status: 'ok' });
+    expect(await (await fetch(`${origin}/readyz`)).json()).toEqual({ status: 'ready' });
+    const shot = await fetch(`${origin}/api/v1/capture?url=${encodeURIComponent(fixtures.url('/solid'))}&viewport_width=200&viewport_height=200`, { headers: { 'X-API-Key': KEY } });
+    expect(shot.status).toBe(200);
+    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    expect(metrics).toContain('capture_requests_total{code="OK",format="png",scenario="static"} 1');
+
     const browsers = chromiumChildren(child.pid as number);
     expect(browsers.length).toBeGreaterThan(0);
     const loaded = fixtures.hits('/solid');
@@ -51,23 +60,6 @@ describe.skipIf(!isBuilt())('the service (npm start)', () => {
     expect(await exited).toBe(0);
     expect(output()).not.toContain(KEY);
     expect(browsers.filter(isAlive)).toEqual([]);
-  });
-
-  it.each(['node', 'express', 'fastify', 'koa'])('on %s answers /healthz and /readyz, and Prometheus metrics on the metrics port', async (adapter) => {
-    const metricsPort = await closedPort();
-    const { child, origin } = await startService(adapter, { CAPTURE_METRICS_PORT: String(metricsPort), CAPTURE_LOG_LEVEL: 'warn' });
-    try {
-      expect(await (await fetch(`${origin}/healthz`)).json()).toEqual({ status: 'ok' });
-      expect(await (await fetch(`${origin}/readyz`)).json()).toEqual({ status: 'ready' });
-      const shot = await fetch(`${origin}/api/v1/capture?url=${encodeURIComponent(fixtures.url('/solid'))}&viewport_width=200&viewport_height=200`, { headers: { 'X-API-Key': KEY } });
-      expect(shot.status).toBe(200);
-      const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-      expect(metrics).toContain('capture_requests_total{code="OK",format="png",scenario="static"} 1');
-    } finally {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    }
   });
 
   it('accepts keys made with `capture-engine keys` and refuses them once revoked, without a restart', async () => {
@@ -150,21 +142,7 @@ describe.skipIf(!isBuilt())('the service (npm start)', () => {
 });
 
 describe.skipIf(!isBuilt())('capture-engine shot', () => {
-  it('writes a capture to a file without a server', async () => {
-    const outputDir = mkdtempSync(path.join(os.tmpdir(), 'capture-engine-shot-'));
-    const output = path.join(outputDir, 'page.jpg');
-    const child = spawn(process.execPath, [cli, 'shot', fixtures.url('/solid?color=%2300ff00'), '-o', output, '--format', 'jpg', '--width', '300', '--height', '200'], {
-      env: { ...process.env, CAPTURE_ALLOW_PRIVATE_NETWORKS: 'true' },
-      stdio: 'ignore',
-    });
-    expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(0);
-    const image = await decode(readFileSync(output));
-    expect([image.width, image.height]).toEqual([300, 200]);
-    expect(near(image.at(150, 100), '#00ff00')).toBe(true);
-    rmSync(outputDir, { recursive: true, force: true });
-  });
-
-  it('takes every parameter of the schema as a flag, @file values, and several shots from one file with one engine', async () => {
+  it('writes captures to files without a server: every parameter of the schema as a flag, @file values, several shots from one file with one engine', async () => {
     const outputDir = mkdtempSync(path.join(os.tmpdir(), 'capture-engine-shot-'));
     const run = (args: string[]): Promise<{ code: number | null; out: string }> =>
       new Promise((resolve) => {
@@ -178,8 +156,8 @@ describe.skipIf(!isBuilt())('capture-engine shot', () => {
       const help = await run(['--help']);
       expect(help.code).toBe(0);
       for (const flag of ['--device-scale-factor', '--image-fit', '--block-resources', '--pdf-margin-top']) expect(help.out).toContain(flag);
-      const page = path.join(outputDir, 'page.html');
-      writeFileSync(page, '<body style="margin:0;background:#0000ff"></body>');
+      const style = path.join(outputDir, 'style.css');
+      writeFileSync(style, 'body { background: #0000ff !important; }');
       // shot-scraper's multi format: YAML, `width` and `height` for the viewport.
       const shots = path.join(outputDir, 'shots.yml');
       writeFileSync(shots, [
@@ -191,10 +169,15 @@ describe.skipIf(!isBuilt())('capture-engine shot', () => {
         `- output: ${path.join(outputDir, 'b.pdf')}`,
         `  url: ${fixtures.url('/solid')}`,
         '  format: pdf',
+        `- output: ${path.join(outputDir, 'c.png')}`,
+        '  html: \'<body style="margin:0;background:#ff0000"></body>\'',
+        '  width: 240',
+        '  height: 160',
       ].join('\n'));
-      const flags = await run(['--html', `@${page}`, '-o', path.join(outputDir, 'flags.png'), '--width', '300', '--height', '200', '--image-width', '150', '--full-page']);
+      const flags = await run([fixtures.url('/solid?color=%2300ff00'), '-o', path.join(outputDir, 'flags.jpg'), '--format', 'jpg', '--width', '300', '--height', '200', '--image-width', '150', '--full-page', '--styles', `@${style}`]);
       expect(flags.code, flags.out).toBe(0);
-      const resized = await decode(readFileSync(path.join(outputDir, 'flags.png')));
+      expect(readFileSync(path.join(outputDir, 'flags.jpg')).subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
+      const resized = await decode(readFileSync(path.join(outputDir, 'flags.jpg')));
       expect([resized.width, resized.height]).toEqual([150, 100]);
       expect(near(resized.at(75, 50), '#0000ff')).toBe(true);
       const multi = await run(['--multi', shots]);
@@ -202,6 +185,9 @@ describe.skipIf(!isBuilt())('capture-engine shot', () => {
       const a = await decode(readFileSync(path.join(outputDir, 'a.png')));
       expect([a.width, a.height]).toEqual([400, 200]);
       expect(readFileSync(path.join(outputDir, 'b.pdf')).subarray(0, 5).toString()).toBe('%PDF-');
+      const c = await decode(readFileSync(path.join(outputDir, 'c.png')));
+      expect([c.width, c.height]).toEqual([240, 160]);
+      expect(near(c.at(120, 80), '#ff0000')).toBe(true);
       const unknown = await run(['--no-such-thing', 'x']);
       expect(unknown.code).not.toBe(0);
       expect(unknown.out).toContain('--no-such-thing');
