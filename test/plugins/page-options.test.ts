@@ -72,7 +72,7 @@ describe('capture options: emulation', () => {
 describe('capture options: actions', () => {
   it('wait_for_selector waits for a late element; one that never comes is 422 ELEMENT_NOT_FOUND', async () => {
     expect(near(await colourAt({ path: '/late-element', wait_for_selector: '#late' }), '#00ff00')).toBe(true);
-    await expect(shot({ path: '/late-element', wait_for_selector: '#never' })).rejects.toMatchObject({ code: 'ELEMENT_NOT_FOUND', status: 422, details: { param: 'wait_for_selector', selector: '#never' } });
+    await expect(shot({ path: '/late-element', wait_for_selector: '#never', timeout: 2000 })).rejects.toMatchObject({ code: 'ELEMENT_NOT_FOUND', status: 422, details: { param: 'wait_for_selector', selector: '#never' } });
     await expect(shot({ path: '/late-element', wait_for_selector: 'div[' })).rejects.toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'wait_for_selector' } });
   });
 
