@@ -62,6 +62,7 @@ async function navigate(ctx: CaptureContext, egress: EgressGuard): Promise<void>
       const failure = egress.failureFor(session, url);
       if (failure === 'refused') return captureErrors.urlNotAllowed(url);
       if (failure === 'dns') return captureErrors.dnsFailed(new URL(url).hostname);
+      if (failure === 'proxy') return captureErrors.captureFailed('proxy', `The capture's proxy did not carry the request for ${new URL(url).host} (unreachable, or it refused its credentials)`);
     }
     return undefined;
   };

@@ -94,8 +94,8 @@ export interface PreparedContext {
   dispose(): Promise<void>;
 }
 
-/** Why the egress guard did not carry a connection. */
-export type EgressFailure = 'refused' | 'dns' | 'unreachable';
+/** Why the egress guard did not carry a connection (`proxy`: the capture's own proxy refused it or could not be reached). */
+export type EgressFailure = 'refused' | 'dns' | 'unreachable' | 'proxy';
 
 /** The egress guard as the engine uses it; the egress layer implements it. */
 export interface EgressGuard {

@@ -71,6 +71,20 @@ describe.skipIf(!isBuilt())('proxy over HTTP (npm start)', () => {
     expect(service.output()).not.toMatch(/s3cret/);
   });
 
+  it('a proxy that refuses its credentials fails the capture with reason proxy, over http and socks5', async () => {
+    for (const proxy of [httpProxy, socksProxy]) {
+      const refusedBefore = proxy.refused;
+      const wrong = new URL(proxy.url);
+      wrong.password = 'wrong';
+      const response = await capture({ proxy: wrong.href });
+      expect(response.status).toBe(502);
+      const body = await response.json();
+      expect(body).toMatchObject({ code: 'CAPTURE_FAILED', reason: 'proxy' });
+      expect(JSON.stringify(body)).not.toContain('wrong');
+      expect(proxy.refused).toBeGreaterThan(refusedBefore);
+    }
+  });
+
   it('refuses an unknown name, a scheme that is no proxy, and a tier without proxies', async () => {
     const unknown = await capture({ proxy: 'mars' });
     expect(unknown.status).toBe(400);

@@ -61,7 +61,7 @@ function sendUpstream(session: ProxyConnectionContext, req: IncomingMessage, res
       upstream = request({ method: req.method, ...(await routeTo(session, target, port, addresses, headers)) });
     } catch (error) {
       if (error instanceof ProxyUnusable) {
-        session.record(key, 'unreachable');
+        session.record(key, 'proxy');
         return answer(res, REPLIES.unreachable);
       }
       // Node refuses to write some header values its parser accepted; so be it.
@@ -71,6 +71,12 @@ function sendUpstream(session: ProxyConnectionContext, req: IncomingMessage, res
     upstream.on('socket', (socket) => limitConnectTime(socket, session.connectTimeoutMs));
     upstream.on('response', (incoming) => {
       incoming.on('error', () => res.destroy());
+      // The capture's proxy refusing its credentials is its answer, not the page's.
+      if (session.upstream && incoming.statusCode === 407) {
+        incoming.resume();
+        session.record(key, 'proxy');
+        return answer(res, REPLIES.unreachable);
+      }
       try {
         res.writeHead(incoming.statusCode ?? 502, incoming.statusMessage, stripHopByHop(incoming.rawHeaders));
       } catch {

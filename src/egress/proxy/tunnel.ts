@@ -40,7 +40,7 @@ export function openTunnel(session: ProxyConnectionContext, requestTarget: strin
       try {
         upstream = await (session.upstream ? tunnelThrough(session, session.upstream, target.hostname, port) : dialDirect(session, target.hostname, port, verdict.addresses));
       } catch {
-        session.record(key, 'unreachable');
+        session.record(key, session.upstream ? 'proxy' : 'unreachable');
         return answerTunnel(client, REPLIES.unreachable);
       }
       if (client.destroyed) return void upstream.destroy();
