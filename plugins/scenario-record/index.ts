@@ -38,10 +38,7 @@ export function recordScenario(options: RecordScenarioOptions = {}): CapturePlug
         run: async (ctx) => {
           const steps = ctx.params.actions ?? [];
           // The journey starts at the video's first moment; steps still running when it ends are stopped.
-          const drive = steps.length === 0 ? undefined : async ({ window, signal }: DrivenVideo) => {
-            await window.started(signal);
-            await runActions(ctx, steps, signal);
-          };
+          const drive = steps.length === 0 ? undefined : ({ window, signal }: DrivenVideo) => runActions(ctx, steps, signal, () => window.started(signal));
           ctx.captured = await screencastVideo(ctx, { fps: frameRateFor(ctx.params, fps), quality, latencyMs, drive });
         },
       },

@@ -30,12 +30,14 @@ export function reasonOf(error: unknown): string {
 }
 
 /**
- * Runs `actions` in order, each bounded by the capture's deadline and stopped by `signal`. A step
- * that fails answers 422 ACTION_FAILED with its index and kind (400 for a selector that is not CSS).
+ * Runs `actions` in order, each bounded by the capture's deadline and stopped by `signal`, once
+ * `start` resolves (a recording's first moment; the pointer is drawn before it). A step that fails
+ * answers 422 ACTION_FAILED with its index and kind (400 for a selector that is not CSS).
  */
-export async function runActions(ctx: CaptureContext, steps: readonly ActionStep[], signal: AbortSignal = ctx.signal): Promise<void> {
+export async function runActions(ctx: CaptureContext, steps: readonly ActionStep[], signal: AbortSignal = ctx.signal, start?: () => Promise<void>): Promise<void> {
   const recording = ctx.params.scenario === 'record';
   const pointer = ctx.params.show_cursor ? await drawCursor(ctx.page, ctx.params.viewport_width, ctx.params.viewport_height) : undefined;
+  await start?.();
   const act: StepRunner = {
     ctx,
     recording,
