@@ -1,7 +1,7 @@
 import { consoleLogger } from '../core/logger.js';
 import type { CaptureStorage } from '../core/storage.js';
 import { createMemoryKeyStore, createPolicy, isTierName, redisLimiterStore, type KeyStore, type TierName } from '../access/index.js';
-import { redisCacheIndex, type CaptureHttpOptions, type ReadinessCheck } from '../http/index.js';
+import { redisCacheIndex, redisIdempotencyStore, type CaptureHttpOptions, type ReadinessCheck } from '../http/index.js';
 import { createCaptureMetrics, type CaptureMetrics } from '../ops/index.js';
 import type { CaptureEngineOptions } from '../capture-engine-options.js';
 import type { Redis } from 'ioredis';
@@ -72,6 +72,8 @@ export async function serviceSetup(
     httpOptions.policy = policy;
     // Every instance shares the cache's entries and its claims: one capture per missing entry.
     httpOptions.cache = { index: redisCacheIndex(client) };
+    // A retry that reaches another instance gets the first answer too.
+    httpOptions.idempotency = { store: redisIdempotencyStore(client) };
     jobs = jobsSetupFromEnv(env, engineOptions.allowPrivateNetworks === true, policy.refund);
     if (keys) {
       const { createCaptureJobs } = await import('../jobs/index.js');

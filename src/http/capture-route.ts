@@ -16,7 +16,8 @@ import { isMultipart, readBodyParams, type ParamBag } from './request-body.js';
 import { readMultipartParams } from './multipart-body.js';
 import { captureResponse, errorResponse } from './responses.js';
 import { asyncCapturesFor, enqueueCapture } from './async-capture-routes.js';
-import { answerFromCache } from './cache/cached-capture.js';
+import { answerFromCache, claimMs } from './cache/cached-capture.js';
+import { answerIdempotently, idempotencyKeyOf } from './idempotency/idempotent-answer.js';
 import { cacheHeader } from './cache/cached-response.js';
 import { serverTiming } from './server-timing.js';
 
@@ -93,21 +94,25 @@ async function answerTimedCapture(
           throw error;
         }
       });
-    if (parsed.cache) {
-      // Without the client's signal: a cached capture serves every request waiting for it, and
-      // the entry it leaves; one client going away must not abort it.
-      const cached = await answerFromCache(options, ask, account, parsed, headers, (params) => capture(params, undefined));
-      return { ...answer, ...cached };
-    }
-    if (parsed.async) {
-      const jobs = await asyncCapturesFor(options, parsed, account);
-      const queued = await withReservation(options, account, headers, (reservedAt) => enqueueCapture(jobs, options, parsed, account, reservedAt, headers));
-      return { ...answer, captureId: queued.id, response: queued.response };
-    }
-    const result = await capture(parsed, captureOptions.signal);
-    const response = await captureResponse(result, parsed.response_type === 'json', headers, options.routes.fileUrl);
-    if (ask.headOnly) response.body = '';
-    return { ...answer, bytes: result.size, captureId: result.id, response };
+    const run = async (): Promise<Omit<RouteAnswer, 'route'>> => {
+      if (parsed.cache) {
+        // Without the client's signal: a cached capture serves every request waiting for it, and
+        // the entry it leaves; one client going away must not abort it.
+        return answerFromCache(options, ask, account, parsed, headers, (params) => capture(params, undefined));
+      }
+      if (parsed.async) {
+        const jobs = await asyncCapturesFor(options, parsed, account);
+        const queued = await withReservation(options, account, headers, (reservedAt) => enqueueCapture(jobs, options, parsed, account, reservedAt, headers));
+        return { captureId: queued.id, response: queued.response };
+      }
+      const result = await capture(parsed, captureOptions.signal);
+      const response = await captureResponse(result, parsed.response_type === 'json', headers, options.routes.fileUrl);
+      if (ask.headOnly) response.body = '';
+      return { bytes: result.size, captureId: result.id, response };
+    };
+    const key = ask.route === 'capture' && ask.request.method.toUpperCase() === 'POST' ? idempotencyKeyOf(ask.request) : undefined;
+    if (key === undefined) return { ...answer, ...(await run()) };
+    return { ...answer, ...(await answerIdempotently(options.idempotency, key, account, parsed, headers, claimMs(options, parsed), run)) };
   } catch (error) {
     return { ...answer, response: errorResponse(error, headers, options.log) };
   }

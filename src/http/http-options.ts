@@ -12,6 +12,8 @@ import type { PressureLimits } from './health-routes.js';
 import type { AsyncCaptures } from './async-captures-port.js';
 import { memoryCacheIndex, type CacheIndex } from './cache/cache-index.js';
 import { ResultCache } from './cache/result-cache.js';
+import { memoryIdempotencyStore, type IdempotencyStore } from './idempotency/idempotency-store.js';
+import type { IdempotencySettings } from './idempotency/idempotent-answer.js';
 import { parsedParamsMemo } from './parsed-params-memo.js';
 import { UPLOAD_DEFAULTS, type UploadLimits } from './multipart-body.js';
 
@@ -65,9 +67,15 @@ export interface CaptureHttpOptions {
   asyncCaptures?: AsyncCaptures;
   /** The result cache; its files live in `storage`. @default an index in memory */
   cache?: ResultCacheOptions;
+  /**
+   * `Idempotency-Key` on `POST /v1/capture`: where keys and their answers are kept
+   * (`redisIdempotencyStore` to share them between instances), and for how long.
+   * @default in memory, 24 h
+   */
+  idempotency?: { store?: IdempotencyStore; ttlMs?: number };
 }
 
-export const HTTP_DEFAULTS = Object.freeze({ bodyLimit: 64 * 1024, minFreeMemoryShare: 0.05, cacheMemoryBytes: 64 * 1024 * 1024 });
+export const HTTP_DEFAULTS = Object.freeze({ bodyLimit: 64 * 1024, minFreeMemoryShare: 0.05, cacheMemoryBytes: 64 * 1024 * 1024, idempotencyTtlMs: 24 * 3600 * 1000 });
 
 export interface ResolvedHttpOptions {
   routes: RouteTable;
@@ -85,6 +93,7 @@ export interface ResolvedHttpOptions {
   cache: ResultCache | undefined;
   /** The engine's capture timeout, which bounds how long a cache fill may take. */
   captureTimeoutMs: number;
+  idempotency: IdempotencySettings;
   /** A request's parameters, parsed and fitted to the caller's tier. */
   parseParams: ReturnType<typeof parsedParamsMemo>;
 }
@@ -113,6 +122,7 @@ export function resolveHttpOptions(options: CaptureHttpOptions, engine: { storag
     asyncCaptures: options.asyncCaptures,
     cache: storage && new ResultCache({ index: options.cache?.index ?? memoryCacheIndex(), storage, memoryBytes, log, now: () => Date.now() }),
     captureTimeoutMs: engine.timeoutMs,
+    idempotency: { store: options.idempotency?.store ?? memoryIdempotencyStore(), ttlMs: positive(options.idempotency?.ttlMs ?? HTTP_DEFAULTS.idempotencyTtlMs, 'idempotency.ttlMs') },
     parseParams: parsedParamsMemo(policy.tiers),
   };
 }

@@ -3,6 +3,7 @@ export { HTTP_DEFAULTS, type CaptureHttpOptions, type ResultCacheOptions } from 
 export { renderLink, type RenderLinkOptions, type LinkParamValue } from './render-link.js';
 export { memoryCacheIndex, type CacheIndex, type CacheEntry } from './cache/cache-index.js';
 export { redisCacheIndex, type RedisCacheClient } from './cache/redis-cache-index.js';
+export { memoryIdempotencyStore, redisIdempotencyStore, type IdempotencyStore, type IdempotencyRecord, type StoredAnswer, type RedisIdempotencyClient } from './idempotency/idempotency-store.js';
 export { routeTable, DEFAULT_BASE_PATH, type RouteTable } from './routes.js';
 export { buildOpenApiDocument } from './openapi.js';
 export type { HttpRequest, HttpResponse } from './http-types.js';

@@ -124,6 +124,16 @@ export function buildOpenApiDocument(routes: RouteTable): Record<string, unknown
         post: {
           operationId: 'capturePost',
           summary: 'Capture a page (parameters in the body)',
+          parameters: [
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              required: false,
+              description:
+                'Sent again with the same parameters within 24 h, the request gets the first successful answer (same capture, no quota, `Idempotent-Replayed: true`); with other parameters 422 IDEMPOTENCY_KEY_REUSED; while the first runs 409 IDEMPOTENCY_KEY_IN_USE.',
+              schema: { type: 'string', minLength: 1, maxLength: 255 },
+            },
+          ],
           requestBody: {
             required: true,
             content: {

@@ -93,10 +93,10 @@ afterAll(async () => {
 type Status = CaptureJobStatus;
 
 const small = { viewport_width: '300', viewport_height: '200' };
-async function enqueue(on: BuiltService, query: Record<string, string>, key = KEYS.a): Promise<{ response: Response; body: { id: string; status: string; status_url: string } }> {
+async function enqueue(on: BuiltService, query: Record<string, string>, key = KEYS.a, idempotencyKey?: string): Promise<{ response: Response; body: { id: string; status: string; status_url: string } }> {
   const response = await fetch(`${on.origin}/api/v1/capture`, {
     method: 'POST',
-    headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+    headers: { 'X-API-Key': key, 'Content-Type': 'application/json', ...(idempotencyKey === undefined ? {} : { 'Idempotency-Key': idempotencyKey }) },
     body: JSON.stringify({ ...small, ...query, async: true }),
   });
   return { response, body: (await response.json()) as { id: string; status: string; status_url: string } };
@@ -133,6 +133,19 @@ describe.skipIf(!isBuilt())('asynchronous captures', () => {
     expect(near(image.at(150, 100), '#00ff00')).toBe(true);
     expect(status.size).toBe(Number(file.headers.get('content-length')));
     expect(await quotaLeft()).toBe(before - 1);
+  });
+
+  it('replays an async answer under its Idempotency-Key on another instance: the same capture, no new quota', async () => {
+    const before = await quotaLeft();
+    const query = { url: fixtures.url('/solid?idempotent=async') };
+    const first = await enqueue(instanceA, query, KEYS.a, 'retry-after-timeout');
+    expect(first.response.status).toBe(202);
+    const again = await enqueue(instanceB, query, KEYS.a, 'retry-after-timeout');
+    expect(again.response.status).toBe(202);
+    expect(again.response.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect(await quotaLeft()).toBe(before - 1);
+    expect(await finished(instanceB, first.body.id)).toMatchObject({ status: 'completed' });
   });
 
   it('says in the status which waits a best_effort capture went on without, with diagnostics and the HAR\'s URL', async () => {

@@ -17,6 +17,8 @@ export const ERROR_CATALOGUE = {
   ELEMENT_NOT_FOUND: { status: 422, message: 'Element not found', retryable: false, expose: true },
   ACTION_FAILED: { status: 422, message: 'An action failed', retryable: false, expose: true },
   CAPTURE_REJECTED: { status: 422, message: 'Capture rejected by a failure rule', retryable: false, expose: true },
+  IDEMPOTENCY_KEY_IN_USE: { status: 409, message: 'A request with this Idempotency-Key is still running', retryable: true, expose: true },
+  IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'Idempotency-Key reused with other parameters', retryable: false, expose: true },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed', retryable: false, expose: true },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Payload too large', retryable: false, expose: true },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported media type', retryable: false, expose: true },

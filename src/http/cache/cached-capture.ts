@@ -11,7 +11,7 @@ import { cacheKeyOf } from './cache-key.js';
 import { cachedFileResponse, cachedJsonResponse } from './cached-response.js';
 
 /** Longer than any capture of these parameters may take: a claim outliving its instance ends then. */
-function claimMs(options: ResolvedHttpOptions, params: CaptureParams): number {
+export function claimMs(options: ResolvedHttpOptions, params: CaptureParams): number {
   return 2 * options.captureTimeoutMs + (isVideoFormat(params.format) ? 2 * params.duration * 1000 : 0);
 }
 

@@ -133,6 +133,23 @@ describe.each(ADAPTERS)('HTTP contract on %s: capture options', (adapter) => {
     expect(await response.json()).toMatchObject({ code: 'INVALID_PARAMETER', ...details });
   });
 
+  it('Idempotency-Key: a POST sent again gets the first answer; other parameters are 422 IDEMPOTENCY_KEY_REUSED', async () => {
+    const post = (width: number): Promise<Response> =>
+      fetch(`${apps.get(adapter)?.origin}/api/v1/capture`, {
+        method: 'POST',
+        headers: { 'X-API-Key': KEYS.pro, 'Content-Type': 'application/json', 'Idempotency-Key': `contract-${adapter}` },
+        body: JSON.stringify({ url: fixtures.url('/box'), viewport_width: width, viewport_height: 200 }),
+      });
+    const first = await post(300);
+    expect(first.status).toBe(200);
+    const again = await post(300);
+    expect([again.status, again.headers.get('idempotent-replayed'), again.headers.get('x-capture-id')]).toEqual([200, 'true', first.headers.get('x-capture-id')]);
+    expect(Buffer.from(await again.arrayBuffer())).toEqual(Buffer.from(await first.arrayBuffer()));
+    const other = await post(310);
+    expect(other.status).toBe(422);
+    expect(await other.json()).toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED', param: 'Idempotency-Key' });
+  });
+
   it('422 ACTION_FAILED names the step that failed', async () => {
     const response = await capture(KEYS.pro, { actions: JSON.stringify([{ wait: 10 }, { press: 'NoSuchKey' }]) });
     expect(response.status).toBe(422);
