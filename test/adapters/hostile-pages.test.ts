@@ -20,7 +20,7 @@ afterAll(killLeftoverBuiltProcesses);
  */
 const KEY = 'ce_hostile_pages_0123456789abcdef';
 /** CAPTURE_TIMEOUT_MS of the service. */
-const BUDGET_MS = 4_000;
+const BUDGET_MS = 3_000;
 /** Videos get this much more budget per second (DEFAULTS.videoMsPerSecond). */
 const VIDEO_MS_PER_SECOND = 2_000;
 /** What an answer may take beyond its budget: cleanups, encoding, the HTTP round trip. */
