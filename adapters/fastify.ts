@@ -19,7 +19,7 @@ export async function capturePlugin(fastify: FastifyInstance, { http }: CaptureP
 
   const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const disconnect = abortOnDisconnect(reply.raw);
-    const httpRequest = await toHttpRequest(request.raw, { bodyLimit: http.bodyLimit, uploadLimit: http.uploadLimit, url: request.raw.url });
+    const httpRequest = await toHttpRequest(http, request.raw, { url: request.raw.url });
     const response = await http.handle(httpRequest, disconnect);
     afterResponse(reply.raw, response);
     // Returned, not awaited: awaiting a reply whose client has gone waits for a 'finish' that never comes.

@@ -9,7 +9,7 @@ export function captureMiddleware(http: CaptureHttp): Middleware {
     if (!http.ownsPath(ctx.path)) return next();
     const disconnect = abortOnDisconnect(ctx.res);
     const parsedBody = (ctx.request as { body?: unknown }).body;
-    const request = await toHttpRequest(ctx.req, { bodyLimit: http.bodyLimit, uploadLimit: http.uploadLimit, url: ctx.originalUrl, parsedBody });
+    const request = await toHttpRequest(http, ctx.req, { url: ctx.originalUrl, parsedBody });
     const response = await http.handle(request, disconnect);
     afterResponse(ctx.res, response);
     ctx.status = response.status;

@@ -18,10 +18,7 @@ export function requireCaptureHttp(http: CaptureHttp): CaptureHttp {
  * What every adapter shares: reading the body within the limit, turning a closed connection into
  * an AbortSignal, and streaming the response with backpressure.
  */
-export async function toHttpRequest(
-  req: IncomingMessage,
-  options: { bodyLimit: number; uploadLimit: number; url?: string; parsedBody?: unknown },
-): Promise<HttpRequest> {
+export async function toHttpRequest(http: CaptureHttp, req: IncomingMessage, options: { url?: string; parsedBody?: unknown } = {}): Promise<HttpRequest> {
   const request: HttpRequest = {
     method: req.method ?? 'GET',
     url: options.url ?? req.url ?? '/',
@@ -29,12 +26,13 @@ export async function toHttpRequest(
     remoteAddress: req.socket.remoteAddress,
   };
   if (request.method !== 'POST') return request;
+  const limits = { bodyLimit: http.bodyLimitFor(request.url), uploadLimit: http.uploadLimit };
   // Uploads stream to the service, which reads them within their own limits.
-  if (isMultipart(req.headers) && !req.readableEnded) return declaredLength(req) > options.uploadLimit ? { ...request, bodyTooLarge: true } : { ...request, stream: req };
-  if (declaredLength(req) > options.bodyLimit) return { ...request, bodyTooLarge: true };
+  if (isMultipart(req.headers) && !req.readableEnded) return declaredLength(req) > limits.uploadLimit ? { ...request, bodyTooLarge: true } : { ...request, stream: req };
+  if (declaredLength(req) > limits.bodyLimit) return { ...request, bodyTooLarge: true };
   // A framework's body parser may have read the body already; use what it made of it.
   if (req.readableEnded && isPlainObject(options.parsedBody)) return { ...request, body: options.parsedBody };
-  const body = await readBody(req, options.bodyLimit);
+  const body = await readBody(req, limits.bodyLimit);
   return body === 'too-large' ? { ...request, bodyTooLarge: true } : { ...request, body };
 }
 
@@ -114,7 +112,7 @@ export async function handleNodeRequest(
   options: { url?: string; parsedBody?: unknown } = {},
 ): Promise<void> {
   const disconnect = abortOnDisconnect(res);
-  const request = await toHttpRequest(req, { bodyLimit: http.bodyLimit, uploadLimit: http.uploadLimit, ...options });
+  const request = await toHttpRequest(http, req, options);
   const response = await http.handle(request, disconnect);
   await sendResponse(res, response);
 }

@@ -51,7 +51,7 @@ export {
 
 // The HTTP service.
 export { CaptureHttp, createCaptureHttp, HTTP_DEFAULTS, UPLOAD_DEFAULTS, type UploadLimits, routeTable, buildOpenApiDocument, type CaptureHttpOptions, type RouteTable, type HttpRequest, type HttpResponse } from './http/index.js';
-export type { AnsweredRequest, HttpObserver, ReadinessCheck, AsyncCaptures, AsyncCaptureRequest, CaptureJobState, CaptureJobStatus } from './http/index.js';
+export type { AnsweredRequest, HttpObserver, ReadinessCheck, AsyncCaptures, AsyncCaptureRequest, CaptureJobState, CaptureJobStatus, BulkCaptureRequest, BulkItem, BulkItemStatus, BulkPage, BulkStatus } from './http/index.js';
 export { memoryIdempotencyStore, redisIdempotencyStore, type IdempotencyStore, type IdempotencyRecord, type StoredAnswer, type RedisIdempotencyClient } from './http/index.js';
 export { renderLink, memoryCacheIndex, redisCacheIndex, type RenderLinkOptions, type LinkParamValue, type CacheIndex, type CacheEntry, type RedisCacheClient, type ResultCacheOptions } from './http/index.js';
 export { createNodeListener } from '../adapters/node-bridge.js';

@@ -25,13 +25,13 @@ export interface Policy {
   peekAddress(address: string): Promise<LimitState>;
   /** The account's quota this month, without using any. */
   quota(accountId: string, tier: TierName): Promise<LimitState>;
-  /** Takes one capture from the quota before capturing; refused (and not taken) when none is left. */
-  reserve(accountId: string, tier: TierName): Promise<LimitDecision>;
+  /** Takes `count` captures (default 1) from the quota before capturing; refused (and none taken) when fewer are left. */
+  reserve(accountId: string, tier: TierName, count?: number): Promise<LimitDecision>;
   /**
    * Gives back a reservation whose capture failed, to the month it was taken from (an asynchronous
    * capture may fail after the month turned). @param reservedAtMs when it was reserved; default now
    */
-  refund(accountId: string, tier: TierName, reservedAtMs?: number): Promise<void>;
+  refund(accountId: string, tier: TierName, reservedAtMs?: number, count?: number): Promise<void>;
 }
 
 const MONTH_WINDOW_SEC = 35 * 24 * 3600;
@@ -97,24 +97,24 @@ export function createPolicy(options: { tiers?: Partial<Record<TierName, Partial
       const limit = tiers[tier].monthlyQuota;
       return { limit, remaining: Math.max(0, limit - (res?.consumedPoints ?? 0)), resetMs: month().endsAt };
     },
-    async reserve(accountId, tier) {
+    async reserve(accountId, tier, count = 1) {
       const key = monthKey(accountId);
-      const outcome = await consume(quota[tier], key);
+      const outcome = await consume(quota[tier], key, count);
       // A refused reservation must not count, or raising the quota later would show phantom use.
-      if (!outcome.allowed) await quota[tier].reward(key, 1);
+      if (!outcome.allowed) await quota[tier].reward(key, count);
       const limit = tiers[tier].monthlyQuota;
       return { allowed: outcome.allowed, limit, remaining: Math.max(0, outcome.res.remainingPoints), resetMs: month().endsAt };
     },
-    async refund(accountId, tier, reservedAtMs) {
-      await quota[tier].reward(monthKey(accountId, reservedAtMs), 1);
+    async refund(accountId, tier, reservedAtMs, count = 1) {
+      await quota[tier].reward(monthKey(accountId, reservedAtMs), count);
     },
   };
 }
 
 /** rate-limiter-flexible rejects with a RateLimiterRes when over the limit, with an Error when the store fails. */
-async function consume(limiter: RateLimiterAbstract, key: string): Promise<{ allowed: boolean; res: RateLimiterRes }> {
+async function consume(limiter: RateLimiterAbstract, key: string, points = 1): Promise<{ allowed: boolean; res: RateLimiterRes }> {
   try {
-    return { allowed: true, res: await limiter.consume(key, 1) };
+    return { allowed: true, res: await limiter.consume(key, points) };
   } catch (rejection) {
     if (rejection instanceof RateLimiterRes) return { allowed: false, res: rejection };
     throw rejection;

@@ -27,6 +27,10 @@ export interface TierLimits {
   proxy: boolean;
   /** Output formats allowed (pdf and gif cost the most CPU). */
   formats: readonly CaptureFormat[];
+  /** Most of one account's captures running at once on a service or a worker (0: no cap); the others wait their turn. */
+  maxConcurrent: number;
+  /** Most items in one `POST {base}/v1/bulk` batch. */
+  maxBulkItems: number;
 }
 
 const ALL_FORMATS = Object.freeze(Object.keys(FORMATS) as CaptureFormat[]);
@@ -35,10 +39,10 @@ const EXPENSIVE_ALLOWED = { scripts: true, maxDeviceScaleFactor: 4, formats: ALL
 
 /** The README's tier table; every number can be overridden with the `tiers` option. */
 export const DEFAULT_TIERS: Readonly<Record<TierName, TierLimits>> = Object.freeze({
-  FREE: { requestsPerMinute: 20, monthlyQuota: 100, maxDuration: 10, geolocation: false, maxFullPageHeight: 32_000, maxFps: 30, proxy: false, ...EXPENSIVE_ALLOWED },
-  BASIC: { requestsPerMinute: 40, monthlyQuota: 2_000, maxDuration: 30, geolocation: false, maxFullPageHeight: 64_000, maxFps: 30, proxy: false, ...EXPENSIVE_ALLOWED },
-  PRO: { requestsPerMinute: 80, monthlyQuota: 10_000, maxDuration: 300, geolocation: true, maxFullPageHeight: 150_000, maxFps: 60, proxy: true, ...EXPENSIVE_ALLOWED },
-  ENTERPRISE: { requestsPerMinute: 150, monthlyQuota: 100_000, maxDuration: 1800, geolocation: true, maxFullPageHeight: 300_000, maxFps: 60, proxy: true, ...EXPENSIVE_ALLOWED },
+  FREE: { requestsPerMinute: 20, monthlyQuota: 100, maxDuration: 10, geolocation: false, maxFullPageHeight: 32_000, maxFps: 30, proxy: false, maxConcurrent: 2, maxBulkItems: 10, ...EXPENSIVE_ALLOWED },
+  BASIC: { requestsPerMinute: 40, monthlyQuota: 2_000, maxDuration: 30, geolocation: false, maxFullPageHeight: 64_000, maxFps: 30, proxy: false, maxConcurrent: 4, maxBulkItems: 100, ...EXPENSIVE_ALLOWED },
+  PRO: { requestsPerMinute: 80, monthlyQuota: 10_000, maxDuration: 300, geolocation: true, maxFullPageHeight: 150_000, maxFps: 60, proxy: true, maxConcurrent: 8, maxBulkItems: 500, ...EXPENSIVE_ALLOWED },
+  ENTERPRISE: { requestsPerMinute: 150, monthlyQuota: 100_000, maxDuration: 1800, geolocation: true, maxFullPageHeight: 300_000, maxFps: 60, proxy: true, maxConcurrent: 16, maxBulkItems: 1_000, ...EXPENSIVE_ALLOWED },
 });
 
 export type Tiers = Readonly<Record<TierName, TierLimits>>;
@@ -127,4 +131,13 @@ export function checkTierGates(params: CaptureParams, tier: TierName, tiers: Tie
       details: { param: 'full_page_max_height', tier, required: cheapestTier(tiers, (t) => t.maxFullPageHeight >= height) ?? 'ENTERPRISE', max: limits.maxFullPageHeight },
     });
   }
+}
+
+/** Refuses a batch larger than the caller's tier allows (`maxBulkItems`). */
+export function checkBulkSize(count: number, tier: TierName, tiers: Tiers): void {
+  const max = tiers[tier].maxBulkItems;
+  if (count <= max) return;
+  throw new CaptureError('TIER_RESTRICTED', `A batch of ${count} items exceeds the ${tier} tier maximum of ${max}`, {
+    details: { param: 'items', tier, required: cheapestTier(tiers, (t) => t.maxBulkItems >= count) ?? 'ENTERPRISE', max },
+  });
 }

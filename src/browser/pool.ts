@@ -1,4 +1,3 @@
-import PQueue from 'p-queue';
 import type { BrowserLease, ContextPool, LeaseWants, OutboundProxy, PoolStats, PreparedContext } from '../core/ports.js';
 import { captureErrors } from '../core/errors/factories.js';
 import { abortable } from '../core/deadline.js';
@@ -8,6 +7,7 @@ import type { LaunchOptions } from './launch.js';
 import { RendererWatchdog, type WatchdogOptions } from './renderer-watchdog.js';
 import { SlotLifecycle, usable, type Slot } from './pool-slot.js';
 import { KeptContexts, type ContextReuseOptions } from './kept-contexts.js';
+import { FairQueue } from './fair-queue.js';
 
 export type { ContextReuseOptions } from './kept-contexts.js';
 
@@ -39,7 +39,7 @@ interface Lending<T> {
  * contexts opened ahead of time so a capture at rest does not wait for one.
  */
 export class BrowserPool implements ContextPool {
-  private readonly queue: PQueue;
+  private readonly queue: FairQueue;
   private readonly generations: BrowserGenerations;
   private readonly slots: SlotLifecycle;
   private readonly warm: Slot[] = [];
@@ -55,14 +55,14 @@ export class BrowserPool implements ContextPool {
   private closed = false;
   /** Aborts captures still waiting in the queue when the pool closes; running ones drain. */
   private readonly closing = new AbortController();
-  /** Captures past the queue until their context is released; p-queue forgets a task once its signal aborts, this set does not. */
+  /** Captures past the queue until their context is released; the queue forgets a task once its signal aborts, this set does not. */
   private readonly active = new Set<Promise<void>>();
   private readonly watchdog: RendererWatchdog | undefined;
   /** Since when no capture has held, opened or waited for a context; undefined while one does. */
   private idleSince: number | undefined = Date.now();
 
   constructor(private readonly options: BrowserPoolOptions) {
-    this.queue = new PQueue({ concurrency: options.concurrency });
+    this.queue = new FairQueue(options.concurrency);
     this.generations = new BrowserGenerations(options);
     this.slots = new SlotLifecycle(this.generations, { prepareContext: options.prepareContext, trackOrigins: options.contextReuse !== undefined, log: options.log });
     if (options.contextReuse) this.kept = new KeptContexts(options.contextReuse, (slot) => this.closeLater(slot));
@@ -106,7 +106,7 @@ export class BrowserPool implements ContextPool {
     if (this.closed) throw captureErrors.shuttingDown();
     // Captures admitted and not answered yet, running or waiting: a context still closing after its
     // capture answered holds no place, so `maxQueue: 0` runs every capture that finds a free slot.
-    if (this.isFull()) throw captureErrors.queueFull(Math.max(1, Math.ceil(this.queue.size / this.options.concurrency)));
+    if (this.isFull(wants.tenant)) throw captureErrors.queueFull(Math.max(1, Math.ceil(this.queue.size / this.options.concurrency)));
     this.admitted++;
     try {
       // The caller gets its result as soon as the task ends; the slot stays taken until the context
@@ -121,7 +121,7 @@ export class BrowserPool implements ContextPool {
             },
             // The signal only cancels waiting: once running, the capture ends by its own signal
             // (a shutdown lets it finish).
-            { signal: AbortSignal.any([signal, this.closing.signal]) },
+            { tenant: wants.tenant, maxRunning: wants.maxConcurrent, signal: AbortSignal.any([signal, this.closing.signal]) },
           )
           .catch(reject);
       });
@@ -133,8 +133,13 @@ export class BrowserPool implements ContextPool {
     }
   }
 
-  private isFull(): boolean {
-    return this.admitted >= this.options.concurrency + this.options.maxQueue;
+  /**
+   * Whether a capture of `tenant` gets SERVICE_BUSY. A tenant with nothing waiting while others'
+   * captures fill the queue still gets a place: one tenant's burst must not lock the others out.
+   */
+  private isFull(tenant?: string): boolean {
+    if (this.admitted < this.options.concurrency + this.options.maxQueue) return false;
+    return tenant === undefined || this.queue.waitingOf(tenant) > 0 || this.queue.size === 0;
   }
 
   /** Lends a context to `task`, then closes it, or keeps it for reuse. */

@@ -12,7 +12,23 @@ export function baseOptions(allowPrivate: boolean | undefined, storageDir: strin
     rendererMemoryMb: positiveIntegerEnv('CAPTURE_RENDERER_MEMORY_MB'),
     browserMemoryMb: positiveIntegerEnv('CAPTURE_BROWSER_MEMORY_MB'),
     proxies: parseNamedProxies(process.env.CAPTURE_PROXIES),
+    allowAddress: parseAllowedAddresses(process.env.CAPTURE_ALLOW_ADDRESSES),
   };
+}
+
+/**
+ * Non-public addresses allowed without opening all private networks (an intranet host, a local
+ * S3 for `upload_url`): `address` or `address:port` (IPv6 as `[address]:port`), separated by
+ * commas. Undefined when unset.
+ */
+function parseAllowedAddresses(text: string | undefined): CaptureEngineOptions['allowAddress'] {
+  if (text === undefined || text.trim() === '') return undefined;
+  const allowed = text.split(',').map((entry) => {
+    const match = /^\s*(?:\[([0-9a-fA-F:.]+)\]|([0-9.]+))(?::(\d{1,5}))?\s*$/.exec(entry);
+    if (!match) throw new Error(`CAPTURE_ALLOW_ADDRESSES takes IP addresses, each with an optional :port, not ${JSON.stringify(entry)}`);
+    return { address: (match[1] ?? match[2]) as string, port: match[3] === undefined ? undefined : Number(match[3]) };
+  });
+  return (address, port) => allowed.some((entry) => entry.address === address && (entry.port === undefined || entry.port === port));
 }
 
 /** A positive integer from the environment, when set; anything else stops the start. */

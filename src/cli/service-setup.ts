@@ -74,7 +74,7 @@ export async function serviceSetup(
     httpOptions.cache = { index: redisCacheIndex(client) };
     // A retry that reaches another instance gets the first answer too.
     httpOptions.idempotency = { store: redisIdempotencyStore(client) };
-    jobs = jobsSetupFromEnv(env, engineOptions.allowPrivateNetworks === true, policy.refund);
+    jobs = jobsSetupFromEnv(env, { allowPrivateNetworks: engineOptions.allowPrivateNetworks === true, allowAddress: engineOptions.allowAddress }, policy.refund);
     if (keys) {
       const { createCaptureJobs } = await import('../jobs/index.js');
       const queue = createCaptureJobs(jobs.options);

@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import { FORMATS, type CaptureFormat } from './schema/formats.js';
 import type { EncodedOutput, PageMetadata, StoredOutput } from './plugin-api.js';
 import type { PhaseTimings } from './phases.js';
+import type { UploadOutcome } from './ports.js';
 import type { CaptureDiagnostics } from './diagnostics.js';
 
 /** What `engine.capture()` returns. Images live in memory; videos in a temporary file until disposed. */
@@ -33,6 +34,8 @@ export interface CaptureResult {
   diagnostics?: CaptureDiagnostics;
   /** Files stored beside the output (`har`), by name: where each is served and its storage key. */
   sidecars?: Record<string, { key: string; url: string }>;
+  /** With `upload_url`: the file was PUT there; the storage's status and the tries it took. */
+  upload?: UploadOutcome;
   /** The bytes, for images (videos: use `stream()` or `buffer()`). */
   data?: Buffer;
   /** The temporary file of a video, until `dispose()`. */

@@ -22,8 +22,16 @@ export interface CaptureOptions {
   /** Aborting it cancels the capture, queued or running. */
   signal?: AbortSignal;
   /**
-   * Who the capture is for, when the engine reuses contexts (`contextReuse`): only captures with
-   * the same key ever share a context. The HTTP routes pass the account. @default 'default'
+   * Who the capture is for: while captures wait for a browser slot, free slots go round-robin
+   * between tenants, so one tenant's burst does not hold up another's capture. The HTTP service
+   * and the workers pass the account. @default one tenant for all
+   */
+  tenant?: string;
+  /** Most of this tenant's captures running at once; the others wait their turn. @default no cap but `concurrency` */
+  maxConcurrent?: number;
+  /**
+   * When the engine reuses contexts (`contextReuse`), only captures with the same key ever share
+   * a context. @default the tenant, else 'default'
    */
   reuseKey?: string;
 }
@@ -77,6 +85,17 @@ export class CaptureEngine {
     return this.pipeline.has(name);
   }
 
+  /**
+   * What a capture checks before it waits for a browser, without capturing: the target, a proxy
+   * and an `upload_url` against the egress guard. For work queued to run elsewhere (asynchronous
+   * captures, batches), so a refusal is the request's answer rather than a failed job.
+   */
+  async checkAddresses(params: CaptureParams): Promise<void> {
+    if (params.url !== undefined) await this.egress.checkTarget(params.url);
+    if (params.proxy !== undefined) await this.egress.checkProxy(params.proxy);
+    if (params.upload_url !== undefined) await this.egress.checkUpload(params.upload_url);
+  }
+
   get stats(): PoolStats {
     return this.pool.stats;
   }
@@ -101,6 +120,7 @@ export class CaptureEngine {
       // Refused targets answer before they take a queue slot or a browser context.
       if (!document) await abortable(this.egress.checkTarget(params.url as string), deadline.signal);
       const proxy = params.proxy === undefined ? undefined : await abortable(this.egress.checkProxy(params.proxy), deadline.signal);
+      const uploadTo = params.upload_url === undefined ? undefined : await abortable(this.egress.checkUpload(params.upload_url), deadline.signal);
       const waitingSince = (asked = performance.now());
       const outcome = await this.pool.run(
         deadline.signal,
@@ -110,8 +130,10 @@ export class CaptureEngine {
         },
         {
           viewport: { width: params.viewport_width, height: params.viewport_height },
-          reuseKey: this.pipeline.leavesContextState(params) ? undefined : (options.reuseKey ?? 'default'),
+          reuseKey: this.pipeline.leavesContextState(params) ? undefined : (options.reuseKey ?? options.tenant ?? 'default'),
           proxy,
+          tenant: options.tenant,
+          maxConcurrent: options.maxConcurrent,
         },
       );
       const { path } = outcome.output;
@@ -119,7 +141,15 @@ export class CaptureEngine {
         if (path) await rm(path, { force: true });
       };
       this.outstanding.add(remove);
-      return toCaptureResult(id, outcome, () => this.outstanding.delete(remove));
+      const result = toCaptureResult(id, outcome, () => this.outstanding.delete(remove));
+      if (uploadTo) {
+        // The capture's deadline is over: the upload has its own time, bounded per try, and the caller's signal.
+        result.upload = await this.egress.upload(uploadTo, { stream: () => result.stream(), size: result.size, contentType: result.contentType }, options.signal ?? new AbortController().signal).catch(async (error: unknown) => {
+          await result.dispose();
+          throw error;
+        });
+      }
+      return result;
     } catch (error) {
       const failure = toCaptureError(deadline.signal.aborted ? deadline.signal.reason : error);
       // How far it got: the wait for a browser (all of it, when none came) and the phases that ran.

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { BrowserContext, BrowserContextOptions, CDPSession, Page } from 'playwright-core';
 
 /** One browser context lent to one capture: isolated, with a page and a CDP session ready. */
@@ -74,6 +75,10 @@ export interface LeaseWants {
   reuseKey?: string;
   /** The proxy the context's connections leave through: such a context is opened for the capture and closed after it. */
   proxy?: OutboundProxy;
+  /** Whose capture it is: free slots go round-robin between tenants with captures waiting. */
+  tenant?: string;
+  /** Most captures of this tenant holding a slot at once (absent or 0: no cap but the pool's). */
+  maxConcurrent?: number;
 }
 
 /** A proxy a capture's connections leave through (`proxy`), as the egress guard checked it. */
@@ -108,7 +113,24 @@ export interface EgressGuard {
   checkProxy(raw: string): Promise<OutboundProxy>;
   /** Why the connection `url` needed was not carried in the context whose lease has `attachment`. */
   failureFor(attachment: unknown, url: string): EgressFailure | undefined;
+  /** Parses and checks an `upload_url` like a target (allowed addresses included); throws INVALID_PARAMETER or URL_NOT_ALLOWED. */
+  checkUpload(raw: string): Promise<URL>;
+  /** PUTs a finished file to a checked `upload_url`, with retries; throws UPLOAD_FAILED. */
+  upload(url: URL, file: UploadFile, signal: AbortSignal): Promise<UploadOutcome>;
   close(): Promise<void>;
+}
+
+/** A file an upload sends: read afresh for every try. */
+export interface UploadFile {
+  stream(): Readable;
+  size: number;
+  contentType: string;
+}
+
+/** How an upload went: the storage's last status and the tries it took. */
+export interface UploadOutcome {
+  status: number;
+  attempts: number;
 }
 
 /**

@@ -4,6 +4,8 @@ import { resolveAllowed, type EgressPolicy } from './egress-policy.js';
 import { createEgressProxy } from './proxy/egress-proxy.js';
 import type { EgressSession } from './proxy/session.js';
 import { systemResolver, type Resolver } from './resolver.js';
+import { createOutboundGuard } from './outbound-guard.js';
+import { putToPresignedUrl } from './presigned-upload.js';
 import { parseTargetUrl } from './target-url.js';
 import { namedProxies, resolveOutboundProxy } from './outbound-proxy.js';
 
@@ -39,6 +41,7 @@ export async function createCaptureEgress(options: CaptureEgressOptions): Promis
   };
   const named = namedProxies(options.proxies);
   const proxy = createEgressProxy(policy);
+  const uploads = createOutboundGuard({ allowPrivateNetworks: options.allowPrivateNetworks, resolver: policy.resolver, allowAddress: options.allowAddress });
   return {
     checkTarget: async (raw) => {
       const url = parseTargetUrl(raw, { allowPrivateNetworks: options.allowPrivateNetworks });
@@ -58,6 +61,8 @@ export async function createCaptureEgress(options: CaptureEgressOptions): Promis
       };
     },
     failureFor: (session, url) => (session as EgressSession | undefined)?.failureFor(url),
+    checkUpload: (raw) => uploads.check(raw, 'upload_url'),
+    upload: (url, file, signal) => putToPresignedUrl(url, file, uploads, signal),
     close: () => proxy.close(),
   };
 }

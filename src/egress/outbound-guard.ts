@@ -5,7 +5,7 @@ import { systemResolver, type Resolver } from './resolver.js';
 import { parseTargetUrl } from './target-url.js';
 
 /**
- * The egress guard for the service's own requests to a caller's URL (webhooks): the URL is judged
+ * The egress guard for the service's own requests to a caller's URL (webhooks, uploads): the URL is judged
  * like a capture target, and the connection dials only addresses checked at connect time, so a
  * name that re-points to a private address after the first check gets nowhere.
  */
@@ -16,8 +16,8 @@ export interface OutboundGuard {
   lookupFor(url: URL): LookupFunction;
 }
 
-export function createOutboundGuard(options: { allowPrivateNetworks: boolean; resolver?: Resolver }): OutboundGuard {
-  const policy: EgressPolicy = { allowPrivateNetworks: options.allowPrivateNetworks, resolver: options.resolver ?? systemResolver };
+export function createOutboundGuard(options: { allowPrivateNetworks: boolean; resolver?: Resolver; allowAddress?: (address: string, port: number) => boolean }): OutboundGuard {
+  const policy: EgressPolicy = { allowPrivateNetworks: options.allowPrivateNetworks, resolver: options.resolver ?? systemResolver, isAllowed: options.allowAddress };
   return {
     async check(raw, param) {
       const url = parseTargetUrl(raw, { allowPrivateNetworks: options.allowPrivateNetworks, param });

@@ -22,6 +22,10 @@ export interface CaptureJobStatus {
   diagnostics?: CaptureDiagnostics;
   /** Where each file stored beside the capture is served (`har_url`). */
   [sidecarUrl: `${string}_url`]: string | undefined;
+  /** With `upload_url`: the file was PUT there, the storage answered `upload_status` after `upload_attempts` tries. */
+  uploaded?: boolean;
+  upload_status?: number;
+  upload_attempts?: number;
   error?: { code: string; error: string };
 }
 
@@ -32,6 +36,46 @@ export interface AsyncCaptureRequest {
   tier: TierName;
   /** When the quota was reserved (Unix ms): a refund goes back to that month. */
   reservedAt: number;
+  /** The tier's cap on the account's captures running at once. */
+  maxConcurrent?: number;
+}
+
+/** One item of a batch: its parameters (the batch's defaults and its own), and the caller's id for it. */
+export interface BulkItem {
+  params: CaptureParams;
+  itemId?: string;
+}
+
+/** A batch whose every item passed validation, with a quota reservation per item. */
+export interface BulkCaptureRequest extends Omit<AsyncCaptureRequest, 'params'> {
+  items: BulkItem[];
+  /** Told once, when every item has its final outcome. */
+  webhookUrl?: string;
+}
+
+/** One item as the batch's status lists it: the item's capture status, where it sits and the caller's id. */
+export type BulkItemStatus = CaptureJobStatus & { index: number; item_id?: string };
+
+/** `GET {base}/v1/bulk/<id>`, and the body of the batch's webhook (with every item). */
+export interface BulkStatus {
+  id: string;
+  /** `completed` once every item is completed or failed. */
+  status: 'queued' | 'processing' | 'completed';
+  created_at: string;
+  finished_at?: string;
+  /** Items in the batch. */
+  total: number;
+  counts: Record<CaptureJobState, number>;
+  /** The page of items listed: from `offset`, at most `limit`. */
+  offset: number;
+  limit: number;
+  items: BulkItemStatus[];
+}
+
+/** Which items a batch's status lists. */
+export interface BulkPage {
+  offset: number;
+  limit: number;
 }
 
 /**
@@ -43,6 +87,10 @@ export interface AsyncCaptures {
   checkWebhook(url: string, accountId: string): Promise<void>;
   /** Queues the capture; its id is the capture's id. */
   enqueue(request: AsyncCaptureRequest): Promise<{ id: string }>;
+  /** Queues a batch: one capture per item, all at once (none when it fails). */
+  enqueueBulk(request: BulkCaptureRequest): Promise<{ id: string }>;
+  /** The batch's status with one page of its items, or undefined when there is none for this account. */
+  bulkStatus(id: string, accountId: string, page: BulkPage): Promise<BulkStatus | undefined>;
   /** The capture's status, or undefined when there is none for this account (unknown, expired or someone else's). */
   status(id: string, accountId: string): Promise<CaptureJobStatus | undefined>;
 }

@@ -15,6 +15,7 @@ import type { RouteTable } from './routes.js';
 import type { RouteAnswer } from './http-observer.js';
 import { alive, ready } from './health-routes.js';
 import { captureStatus } from './async-capture-routes.js';
+import { bulkStatus, handleBulk } from './bulk/bulk-routes.js';
 
 /**
  * The HTTP interface of the README over one engine, independent of any framework: adapters only
@@ -47,6 +48,11 @@ export class CaptureHttp {
   /** `GET /readyz`'s answer: the browser connected and the `readiness` checks passing, else 503. */
   ready(): Promise<HttpResponse> {
     return ready(this.engine.stats, this.options.readiness ?? [], this.options.pressure);
+  }
+
+  /** Largest POST body an adapter reads for `url` (a batch may be larger than a capture's parameters). */
+  bodyLimitFor(url: string): number {
+    return new URL(url, 'http://localhost').pathname === this.routes.bulk ? this.options.bulkBodyLimit : this.bodyLimit;
   }
 
   /** Whether a path belongs to this interface; adapters pass every other path on untouched. */
@@ -91,6 +97,15 @@ export class CaptureHttp {
         this.openApi ??= JSON.stringify(buildOpenApiDocument(routes));
         return { status: 200, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: method === 'HEAD' ? '' : this.openApi };
       });
+    }
+    if (target.pathname === routes.bulk) {
+      if (method !== 'POST') return this.reject('bulk', request, query, methodNotAllowed('POST'));
+      return handleBulk(this.engine, this.options, request, query);
+    }
+    if (target.pathname.startsWith(routes.bulkPrefix)) {
+      if (!reading) return this.reject('status', request, query, methodNotAllowed('GET, HEAD'));
+      const id = decodeURIComponent(target.pathname.slice(routes.bulkPrefix.length));
+      return this.withPeekedLimits('status', request, query, (caller) => bulkStatus(this.options, caller, id, query));
     }
     if (target.pathname.startsWith(routes.capturesPrefix)) {
       if (!reading) return this.reject('status', request, query, methodNotAllowed('GET, HEAD'));

@@ -4,14 +4,14 @@ import { toCaptureError } from '../core/errors/to-capture-error.js';
 import type { CaptureError } from '../core/errors/catalogue.js';
 import type { CaptureResult } from '../core/capture-result.js';
 import type { PhaseTimings } from '../core/phases.js';
-import type { ApiKey } from '../access/keys/api-key.js';
-import { addressOf, identify } from './caller.js';
+import { identify } from './caller.js';
+import { countRequest } from './count-request.js';
 import type { CaptureAsk } from './capture-ask.js';
-import { quotaExceeded, rateLimitExceeded } from './http-errors.js';
+import { rateLimitExceeded } from './http-errors.js';
+import { withReservation } from './quota-reservation.js';
 import type { HttpRequest } from './http-types.js';
 import type { ResolvedHttpOptions } from './http-options.js';
 import type { RouteAnswer } from './http-observer.js';
-import { setQuotaHeaders, setRateHeaders } from './limit-headers.js';
 import { isMultipart, readBodyParams, type ParamBag } from './request-body.js';
 import { readMultipartParams } from './multipart-body.js';
 import { captureResponse, errorResponse } from './responses.js';
@@ -69,9 +69,7 @@ async function answerTimedCapture(
   const { policy } = options;
   if (caller.kind === 'account') answer.keyId = caller.record.id;
   const headers: Record<string, string> = {};
-  const rate = caller.kind === 'account' ? await policy.hitAccount(caller.record.id, caller.record.tier) : await policy.hitAddress(addressOf(ask.request));
-  setRateHeaders(headers, rate);
-  if (caller.kind === 'account') setQuotaHeaders(headers, await policy.quota(caller.record.id, caller.record.tier));
+  const rate = await countRequest(options, caller, ask.request, headers);
 
   try {
     if (!rate.allowed) throw rateLimitExceeded(rate);
@@ -86,7 +84,7 @@ async function answerTimedCapture(
     const capture = (params: CaptureParams, signal: AbortSignal | undefined): Promise<CaptureResult> =>
       withReservation(options, account, headers, async () => {
         try {
-          const result = await engine.capture(params, { signal, reuseKey: account.id });
+          const result = await engine.capture(params, { signal, tenant: account.id, maxConcurrent: policy.tiers[account.tier].maxConcurrent });
           ran(result.timings);
           return result;
         } catch (error) {
@@ -102,6 +100,7 @@ async function answerTimedCapture(
       }
       if (parsed.async) {
         const jobs = await asyncCapturesFor(options, parsed, account);
+        await engine.checkAddresses(parsed);
         const queued = await withReservation(options, account, headers, (reservedAt) => enqueueCapture(jobs, options, parsed, account, reservedAt, headers));
         return { captureId: queued.id, response: queued.response };
       }
@@ -115,21 +114,5 @@ async function answerTimedCapture(
     return { ...answer, ...(await answerIdempotently(options.idempotency, key, account, parsed, headers, claimMs(options, parsed), run)) };
   } catch (error) {
     return { ...answer, response: errorResponse(error, headers, options.log) };
-  }
-}
-
-/** Runs `work` on a quota reservation of the account's; what fails before it is done gives it back. */
-async function withReservation<T>(options: ResolvedHttpOptions, account: ApiKey, headers: Record<string, string>, work: (reservedAt: number) => Promise<T>): Promise<T> {
-  const { policy } = options;
-  const reservedAt = Date.now();
-  const reservation = await policy.reserve(account.id, account.tier);
-  setQuotaHeaders(headers, reservation);
-  if (!reservation.allowed) throw quotaExceeded(reservation);
-  try {
-    return await work(reservedAt);
-  } catch (error) {
-    await policy.refund(account.id, account.tier, reservedAt);
-    setQuotaHeaders(headers, { ...reservation, remaining: reservation.remaining + 1 });
-    throw error;
   }
 }

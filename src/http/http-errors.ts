@@ -9,9 +9,10 @@ export function rateLimitExceeded(rate: LimitState): CaptureError {
   });
 }
 
-export function quotaExceeded(quota: LimitState): CaptureError {
-  return new CaptureError('QUOTA_EXCEEDED', 'Monthly quota exceeded', {
-    details: { limit: quota.limit, remaining: 0, reset: quota.resetMs },
+/** @param asked captures asked at once (a batch's items), when more than one */
+export function quotaExceeded(quota: LimitState, asked = 1): CaptureError {
+  return new CaptureError('QUOTA_EXCEEDED', asked > 1 ? `Monthly quota exceeded: the batch needs ${asked} captures` : 'Monthly quota exceeded', {
+    details: { limit: quota.limit, remaining: 0, reset: quota.resetMs, ...(asked > 1 ? { asked } : {}) },
     headers: { 'Retry-After': retryAfter(quota.resetMs) },
   });
 }

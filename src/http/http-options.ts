@@ -31,6 +31,8 @@ export interface CaptureHttpOptions {
   basePath?: string;
   /** Largest POST body in bytes (JSON and forms; uploads have `uploadLimits`). @default 65536 */
   bodyLimit?: number;
+  /** Largest `POST {basePath}/v1/bulk` body in bytes: a batch of 1,000 items needs more than one capture. @default 4 MiB */
+  bulkBodyLimit?: number;
   /** Limits of `multipart/form-data` uploads (documents and their assets). @default { fileBytes: 10 MiB, totalBytes: 50 MiB, files: 100 } */
   uploadLimits?: Partial<UploadLimits>;
   /** Keys accepted by the in-memory key store. @example [{ key: 'ce_live_...', tier: 'PRO' }] */
@@ -75,11 +77,12 @@ export interface CaptureHttpOptions {
   idempotency?: { store?: IdempotencyStore; ttlMs?: number };
 }
 
-export const HTTP_DEFAULTS = Object.freeze({ bodyLimit: 64 * 1024, minFreeMemoryShare: 0.05, cacheMemoryBytes: 64 * 1024 * 1024, idempotencyTtlMs: 24 * 3600 * 1000 });
+export const HTTP_DEFAULTS = Object.freeze({ bodyLimit: 64 * 1024, bulkBodyLimit: 4 * 2 ** 20, minFreeMemoryShare: 0.05, cacheMemoryBytes: 64 * 1024 * 1024, idempotencyTtlMs: 24 * 3600 * 1000 });
 
 export interface ResolvedHttpOptions {
   routes: RouteTable;
   bodyLimit: number;
+  bulkBodyLimit: number;
   uploadLimits: UploadLimits;
   keyStore: KeyStore;
   policy: Policy;
@@ -107,6 +110,7 @@ export function resolveHttpOptions(options: CaptureHttpOptions, engine: { storag
   return {
     routes: routeTable(options.basePath ?? DEFAULT_BASE_PATH, options.healthRoutes ?? false),
     bodyLimit: positive(options.bodyLimit ?? HTTP_DEFAULTS.bodyLimit, 'bodyLimit'),
+    bulkBodyLimit: positive(options.bulkBodyLimit ?? HTTP_DEFAULTS.bulkBodyLimit, 'bulkBodyLimit'),
     uploadLimits: {
       fileBytes: positive(options.uploadLimits?.fileBytes ?? UPLOAD_DEFAULTS.fileBytes, 'uploadLimits.fileBytes'),
       totalBytes: positive(options.uploadLimits?.totalBytes ?? UPLOAD_DEFAULTS.totalBytes, 'uploadLimits.totalBytes'),

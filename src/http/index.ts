@@ -11,4 +11,4 @@ export { isMultipart } from './request-body.js';
 export { UPLOAD_DEFAULTS, type UploadLimits } from './multipart-body.js';
 export type { AnsweredRequest, HttpObserver, ReadinessCheck } from './http-observer.js';
 export type { CaptureOptions } from '../core/engine.js';
-export type { AsyncCaptures, AsyncCaptureRequest, CaptureJobState, CaptureJobStatus } from './async-captures-port.js';
+export type { AsyncCaptures, AsyncCaptureRequest, CaptureJobState, CaptureJobStatus, BulkCaptureRequest, BulkItem, BulkItemStatus, BulkPage, BulkStatus } from './async-captures-port.js';

@@ -35,8 +35,21 @@ function captureReports(filesPrefix: string): Record<string, object> {
       },
     },
     har_url: { type: 'string', description: `\`har=true\`: relative url of the HAR 1.2 of the page load, under ${filesPrefix}` },
+    uploaded: { const: true, description: '`upload_url`: the file was PUT there' },
+    upload_status: { type: 'integer', description: "`upload_url`: the storage's answer" },
+    upload_attempts: { type: 'integer', description: '`upload_url`: tries it took' },
   };
 }
+
+/** `Idempotency-Key` on a POST that captures or queues. */
+const IDEMPOTENCY_HEADER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Sent again with the same parameters within 24 h, the request gets the first successful answer (same capture, no quota, `Idempotent-Replayed: true`); with other parameters 422 IDEMPOTENCY_KEY_REUSED; while the first runs 409 IDEMPOTENCY_KEY_IN_USE.',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+};
 
 /** The OpenAPI 3.1 document, built from the request schema and the error catalogue. */
 export function buildOpenApiDocument(routes: RouteTable): Record<string, unknown> {
@@ -124,16 +137,7 @@ export function buildOpenApiDocument(routes: RouteTable): Record<string, unknown
         post: {
           operationId: 'capturePost',
           summary: 'Capture a page (parameters in the body)',
-          parameters: [
-            {
-              name: 'Idempotency-Key',
-              in: 'header',
-              required: false,
-              description:
-                'Sent again with the same parameters within 24 h, the request gets the first successful answer (same capture, no quota, `Idempotent-Replayed: true`); with other parameters 422 IDEMPOTENCY_KEY_REUSED; while the first runs 409 IDEMPOTENCY_KEY_IN_USE.',
-              schema: { type: 'string', minLength: 1, maxLength: 255 },
-            },
-          ],
+          parameters: [IDEMPOTENCY_HEADER],
           requestBody: {
             required: true,
             content: {
@@ -155,6 +159,37 @@ export function buildOpenApiDocument(routes: RouteTable): Record<string, unknown
       [relative(routes.render)]: {
         get: { operationId: 'render', summary: 'A signed render link: the capture for an <img src>, cached, without the API key', security: [], parameters: linkParameters, responses: renderResponses },
         head: { operationId: 'renderHead', summary: 'Warm a render link: capture (or find it cached) and answer the headers only', security: [], parameters: linkParameters, responses: renderResponses },
+      },
+      [relative(routes.bulk)]: {
+        post: {
+          operationId: 'bulkPost',
+          summary: "A batch of asynchronous captures (up to the tier's batch items), 202 at once",
+          parameters: [IDEMPOTENCY_HEADER],
+          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/BulkRequest' } } } },
+          responses: {
+            '202': {
+              description: 'Queued: one asynchronous capture per item',
+              headers: LIMIT_HEADERS,
+              content: { 'application/json': { schema: { type: 'object', required: ['id', 'status', 'status_url', 'items'], properties: { id: { type: 'string' }, status: { const: 'queued' }, status_url: { type: 'string' }, items: { type: 'integer' } } } } },
+            },
+            ...pick(errorResponses, ['400', '401', '403', '409', '413', '422', '429', '503']),
+          },
+        },
+      },
+      [`${relative(routes.bulkPrefix)}{id}`]: {
+        get: {
+          operationId: 'getBulkStatus',
+          summary: "A batch's counts and one page of its items (for the key that sent it only)",
+          parameters: [
+            { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+            { name: 'offset', in: 'query', required: false, schema: { type: 'integer', minimum: 0, default: 0 } },
+            { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } },
+          ],
+          responses: {
+            '200': { description: 'Its status', headers: LIMIT_HEADERS, content: { 'application/json': { schema: { $ref: '#/components/schemas/BulkStatus' } } } },
+            ...pick(errorResponses, ['400', '401', '404']),
+          },
+        },
       },
       [`${relative(routes.capturesPrefix)}{id}`]: {
         get: {
@@ -221,6 +256,36 @@ export function buildOpenApiDocument(routes: RouteTable): Record<string, unknown
             format: { enum: Object.keys(FORMATS).map((format) => format.toUpperCase()) },
             ...reports,
             error: { type: 'object', properties: { code: { enum: Object.keys(ERROR_CATALOGUE) }, error: { type: 'string' } } },
+          },
+        },
+        BulkRequest: {
+          type: 'object',
+          required: ['items'],
+          properties: {
+            defaults: { $ref: '#/components/schemas/CaptureParams' },
+            items: {
+              type: 'array',
+              minItems: 1,
+              items: { oneOf: [{ type: 'string', description: 'A URL' }, { type: 'object', description: 'Capture parameters over `defaults`, and `id`: your id for the item', additionalProperties: true }] },
+            },
+            webhook_url: { type: 'string', description: 'Told once, signed, with every item, when the batch is settled' },
+          },
+          additionalProperties: false,
+        },
+        BulkStatus: {
+          type: 'object',
+          description: 'Also the body POSTed to the batch\'s `webhook_url` (with every item), signed like a capture\'s.',
+          required: ['id', 'status', 'created_at', 'total', 'counts', 'offset', 'limit', 'items'],
+          properties: {
+            id: { type: 'string' },
+            status: { enum: ['queued', 'processing', 'completed'] },
+            created_at: { type: 'string', format: 'date-time' },
+            finished_at: { type: 'string', format: 'date-time' },
+            total: { type: 'integer' },
+            counts: { type: 'object', properties: Object.fromEntries(['queued', 'processing', 'completed', 'failed'].map((state) => [state, { type: 'integer' }])) },
+            offset: { type: 'integer' },
+            limit: { type: 'integer' },
+            items: { type: 'array', items: { allOf: [{ $ref: '#/components/schemas/CaptureStatus' }, { type: 'object', properties: { index: { type: 'integer' }, item_id: { type: 'string' } } }] } },
           },
         },
         Error: {

@@ -1,7 +1,9 @@
 import type { CaptureResult } from '../core/capture-result.js';
 import type { Logger } from '../core/logger.js';
 import { toCaptureError } from '../core/errors/to-capture-error.js';
+import type { UploadOutcome } from '../core/ports.js';
 import type { HttpResponse } from './http-types.js';
+import { reportFields, type CaptureReport } from './result-fields.js';
 
 /** A JSON answer; `headers` is this request's own object and is completed in place. */
 export function json(status: number, headers: Record<string, string>, body: unknown): HttpResponse {
@@ -19,23 +21,16 @@ export function errorResponse(error: unknown, headers: Record<string, string>, l
 }
 
 /** The `response_type=json` answer: where a stored capture is served, and what it is. */
-export function storedCaptureJson(
-  headers: Record<string, string>,
-  capture: { url?: string; size: number; format: string; id: string; clippedFrom?: number; page?: unknown; incomplete?: string[]; diagnostics?: unknown; sidecarUrls?: Record<string, string> },
-): HttpResponse {
+export function storedCaptureJson(headers: Record<string, string>, capture: CaptureReport & { url?: string; size: number; format: string; id: string; clippedFrom?: number; page?: unknown }): HttpResponse {
   const clipped = capture.clippedFrom === undefined ? {} : { clipped_from: capture.clippedFrom };
   const page = capture.page === undefined ? {} : { page: capture.page };
-  const incomplete = capture.incomplete === undefined ? {} : { incomplete: capture.incomplete };
-  const diagnostics = capture.diagnostics === undefined ? {} : { diagnostics: capture.diagnostics };
-  // Each file stored beside the capture as `<name>_url` (`har_url`).
-  const sidecars = Object.fromEntries(Object.entries(capture.sidecarUrls ?? {}).map(([name, url]) => [`${name}_url`, url]));
-  return json(200, headers, { url: capture.url, size: capture.size, format: capture.format.toUpperCase(), status: 'completed', id: capture.id, ...clipped, ...page, ...incomplete, ...diagnostics, ...sidecars });
+  return json(200, headers, { url: capture.url, size: capture.size, format: capture.format.toUpperCase(), status: 'completed', id: capture.id, ...clipped, ...page, ...reportFields(capture) });
 }
 
 /** The headers of a captured file answered whole: its type, length, name, id and any cut. */
 export function setFileHeaders(
   headers: Record<string, string>,
-  file: { contentType: string; size: number; id: string; extension: string; clippedFrom?: number },
+  file: { contentType: string; size: number; id: string; extension: string; clippedFrom?: number; upload?: UploadOutcome },
 ): void {
   Object.assign(headers, {
     'Content-Type': file.contentType,
@@ -44,6 +39,7 @@ export function setFileHeaders(
     'X-Capture-Id': file.id,
   });
   if (file.clippedFrom !== undefined) headers['X-Capture-Clipped-From'] = String(file.clippedFrom);
+  if (file.upload !== undefined) headers['X-Upload-Status'] = String(file.upload.status);
 }
 
 /**

@@ -13,6 +13,12 @@ export interface RouteTable {
   readonly capturesPrefix: string;
   /** Where the status of the asynchronous capture `id` is read. */
   statusUrl(id: string): string;
+  /** `POST {basePath}/v1/bulk`: a batch of asynchronous captures. */
+  readonly bulk: string;
+  /** `GET {basePath}/v1/bulk/<id>`: a batch's status. */
+  readonly bulkPrefix: string;
+  /** Where the status of the batch `id` is read. */
+  bulkStatusUrl(id: string): string;
   /** `GET {basePath}/v1/openapi.json` */
   readonly openApi: string;
   /** Everything under `{basePath}/v1/` belongs to the interface (unknown paths answer 404 there). */
@@ -42,6 +48,9 @@ export function routeTable(basePath: string = DEFAULT_BASE_PATH, healthRoutes = 
     render: `${versionPrefix}render`,
     capturesPrefix: `${versionPrefix}captures/`,
     statusUrl: (id: string) => `${versionPrefix}captures/${encodeURIComponent(id)}`,
+    bulk: `${versionPrefix}bulk`,
+    bulkPrefix: `${versionPrefix}bulk/`,
+    bulkStatusUrl: (id: string) => `${versionPrefix}bulk/${encodeURIComponent(id)}`,
     openApi: `${versionPrefix}openapi.json`,
     versionPrefix,
     filesPrefix,

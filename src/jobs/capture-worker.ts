@@ -1,12 +1,16 @@
-import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from '../core/logger.js';
 import type { CaptureEngine } from '../core/engine.js';
 import { parseCaptureParams } from '../core/schema/capture-params.js';
 import { toCaptureError } from '../core/errors/to-capture-error.js';
 import type { CaptureError } from '../core/errors/catalogue.js';
 import { DEFAULTS } from '../core/defaults.js';
-import { decodeFailure, encodeFailure, type CaptureJobData, type CaptureJobResult, type WebhookJobData } from './job-data.js';
+import { decodeFailure, encodeFailure, type BulkJobData, type CaptureJobData, type CaptureJobResult, type WebhookJobData } from './job-data.js';
+import { bulkStatusOf } from './bulk-status.js';
+import { FairPriority } from './fair-priority.js';
 import { jobStatus, resultFields } from './job-status.js';
-import { JOBS_DEFAULTS, resolveJobsOptions, type CaptureJobsOptions } from './jobs-options.js';
+import { JOBS_DEFAULTS, resolveJobsOptions, type CaptureJobsOptions, type ResolvedJobsOptions } from './jobs-options.js';
 import { Settlement, type QuotaRefund } from './settlement.js';
 import { startWebhookWorker, WebhookOutbox } from './webhooks.js';
 
@@ -41,7 +45,8 @@ export function startCaptureWorker(engine: CaptureEngine, options: CaptureWorker
   const log = engine.options.log;
   const connection = resolved.connect();
   const outbox = new WebhookOutbox(resolved, connection);
-  const settlement = new Settlement(connection, outbox, options.refund, resolved.retentionMs, resolved.queueName);
+  const priority = new FairPriority(connection, resolved.queueName, resolved.retentionMs);
+  const settlement = new Settlement(connection, outbox, options.refund, priority, resolved.retentionMs, resolved.queueName);
   const lockDuration = options.lockDurationMs ?? JOBS_DEFAULTS.lockDurationMs;
 
   const process = async (job: Job<CaptureJobData, CaptureJobResult>, _token?: string, signal?: AbortSignal): Promise<CaptureJobResult> => {
@@ -51,7 +56,7 @@ export function startCaptureWorker(engine: CaptureEngine, options: CaptureWorker
     try {
       // Stored, whatever the request asked: the result is read later from the status.
       const params = parseCaptureParams({ ...job.data.params, response_type: 'json' });
-      const result = await engine.capture(params, { signal, reuseKey: job.data.accountId });
+      const result = await engine.capture(params, { signal, tenant: job.data.accountId, maxConcurrent: job.data.maxConcurrent });
       await result.dispose();
       const done: CaptureJobResult = {
         url: result.url as string,
@@ -60,6 +65,7 @@ export function startCaptureWorker(engine: CaptureEngine, options: CaptureWorker
         ...(result.incomplete ? { incomplete: result.incomplete } : {}),
         ...(result.diagnostics ? { diagnostics: result.diagnostics } : {}),
         ...(result.sidecars ? { sidecarUrls: Object.fromEntries(Object.entries(result.sidecars).map(([name, { url }]) => [name, url])) } : {}),
+        ...(result.upload ? { upload: result.upload } : {}),
       };
       await settlement.settle(job, jobStatus(job, 'completed', { ...resultFields(done), started_at: new Date(job.processedOn ?? startedAt).toISOString(), finished_at: new Date().toISOString() }));
       return done;
@@ -96,13 +102,39 @@ export function startCaptureWorker(engine: CaptureEngine, options: CaptureWorker
   captures.on('error', (error) => log.error({ error: String(error) }, 'capture worker error'));
   const webhooks: Worker<WebhookJobData> = startWebhookWorker(resolved, connection, log);
   webhooks.on('error', (error) => log.error({ error: String(error) }, 'webhook worker error'));
+  const batches = startBatchWorker(resolved, connection, outbox, log);
 
   return {
     async close() {
       await captures.close();
+      await batches.close();
       await webhooks.close();
       await outbox.close();
       await connection.quit().catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * Runs a batch's parent job, which BullMQ hands over once every item has its final outcome: the
+ * batch's webhook, with every item's status, queued under the batch's id (a rerun sends no other).
+ */
+function startBatchWorker(options: ResolvedJobsOptions, connection: Redis, outbox: WebhookOutbox, log: Logger): CaptureWorker {
+  const captures = new Queue<CaptureJobData, CaptureJobResult>(options.queueName, { connection });
+  const worker = new Worker<BulkJobData>(
+    options.bulkQueueName,
+    async (job) => {
+      if (job.data.webhookUrl === undefined) return;
+      const status = await bulkStatusOf(job, captures, { offset: 0, limit: job.data.items.length });
+      await outbox.send(job.data.webhookUrl, job.data.accountId, { ...status, finished_at: new Date().toISOString() });
+    },
+    { connection, concurrency: 4 },
+  );
+  worker.on('error', (error) => log.error({ error: String(error) }, 'batch worker error'));
+  return {
+    async close() {
+      await worker.close();
+      await captures.close();
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { TierName } from '../access/tiers.js';
 import type { CaptureError } from '../core/errors/catalogue.js';
 import type { CaptureDiagnostics } from '../core/diagnostics.js';
+import type { UploadOutcome } from '../core/ports.js';
 
 /** What a capture job carries: parameters already validated and gated, and whose quota it holds. */
 export interface CaptureJobData {
@@ -8,6 +9,16 @@ export interface CaptureJobData {
   accountId: string;
   tier: TierName;
   reservedAt: number;
+  /** The tier's cap on one account's captures running at once. */
+  maxConcurrent?: number;
+}
+
+/** A batch's parent job: whose it is, its items in order, and whom to tell when all are settled. */
+export interface BulkJobData {
+  accountId: string;
+  /** Each item's capture id (its child job's id) and the caller's id for it. */
+  items: Array<{ id: string; itemId?: string }>;
+  webhookUrl?: string;
 }
 
 /** What a completed capture job returns (kept in Redis with the job). */
@@ -21,6 +32,8 @@ export interface CaptureJobResult {
   diagnostics?: CaptureDiagnostics;
   /** Files stored beside the capture (`har`), by name, with where each is served. */
   sidecarUrls?: Record<string, string>;
+  /** With `upload_url`: how the upload went. */
+  upload?: UploadOutcome;
 }
 
 /** A webhook delivery job: the status body to POST and to whom. */

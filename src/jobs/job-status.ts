@@ -1,5 +1,6 @@
 import type { Job, JobState } from 'bullmq';
 import type { CaptureJobState, CaptureJobStatus } from '../http/async-captures-port.js';
+import { reportFields } from '../http/result-fields.js';
 import { decodeFailure, type CaptureJobData, type CaptureJobResult } from './job-data.js';
 
 const iso = (ms: number | undefined): string | undefined => (ms === undefined || ms === 0 ? undefined : new Date(ms).toISOString());
@@ -28,7 +29,6 @@ export function jobStatus(job: Job<CaptureJobData, CaptureJobResult>, status: Ca
 }
 
 /** A completed job's result as the status shows it, as a synchronous JSON answer does: `har_url` for its HAR. */
-export function resultFields({ url, size, format, incomplete, diagnostics, sidecarUrls = {} }: CaptureJobResult): Partial<CaptureJobStatus> {
-  const sidecars = Object.fromEntries(Object.entries(sidecarUrls).map(([name, at]) => [`${name}_url`, at]));
-  return { url, size, format, ...(incomplete ? { incomplete } : {}), ...(diagnostics ? { diagnostics } : {}), ...sidecars };
+export function resultFields({ url, size, format, ...report }: CaptureJobResult): Partial<CaptureJobStatus> {
+  return { url, size, format, ...reportFields(report) };
 }

@@ -7,7 +7,7 @@ import { DEFAULTS } from '../core/defaults.js';
 export interface CaptureJobsOptions {
   /** Redis: a URL, or an ioredis client to copy the settings of (BullMQ needs connections of its own). */
   connection: string | Redis;
-  /** Name of the BullMQ queue; the webhooks' queue is `<name>-webhooks`. @default 'capture-engine' */
+  /** Name of the BullMQ queue; the webhooks' queue is `<name>-webhooks`, the batches' `<name>-bulk`. @default 'capture-engine' */
   queueName?: string;
   /** Tries per capture before it ends `failed` (errors that cannot get better are not retried). @default 3 */
   attempts?: number;
@@ -23,6 +23,8 @@ export interface CaptureJobsOptions {
   webhookBackoffMs?: number;
   /** Let webhooks go to private networks and loopback (tests, intranets). @default false */
   allowPrivateNetworks?: boolean;
+  /** Chosen non-public addresses webhooks may go to, as the engine's `allowAddress`. */
+  allowAddress?: (address: string, port: number) => boolean;
   /** DNS resolver of the webhooks' egress guard. @default the system resolver */
   resolver?: Resolver;
 }
@@ -31,6 +33,7 @@ export interface ResolvedJobsOptions {
   connect(): Redis;
   queueName: string;
   webhookQueueName: string;
+  bulkQueueName: string;
   attempts: number;
   backoffMs: number;
   retentionMs: number;
@@ -40,6 +43,7 @@ export interface ResolvedJobsOptions {
   webhookAttempts: number;
   webhookBackoffMs: number;
   allowPrivateNetworks: boolean;
+  allowAddress: ((address: string, port: number) => boolean) | undefined;
   resolver: Resolver | undefined;
 }
 
@@ -55,6 +59,7 @@ export function resolveJobsOptions(options: CaptureJobsOptions): ResolvedJobsOpt
     connect: () => (typeof connection === 'string' ? new Redis(connection, { maxRetriesPerRequest: null }) : connection.duplicate({ maxRetriesPerRequest: null })),
     queueName,
     webhookQueueName: `${queueName}-webhooks`,
+    bulkQueueName: `${queueName}-bulk`,
     attempts: positive(options.attempts ?? JOBS_DEFAULTS.attempts, 'attempts'),
     backoffMs: positive(options.backoffMs ?? JOBS_DEFAULTS.backoffMs, 'backoffMs'),
     retentionMs,
@@ -63,6 +68,7 @@ export function resolveJobsOptions(options: CaptureJobsOptions): ResolvedJobsOpt
     webhookAttempts: positive(options.webhookAttempts ?? JOBS_DEFAULTS.webhookAttempts, 'webhookAttempts'),
     webhookBackoffMs: positive(options.webhookBackoffMs ?? JOBS_DEFAULTS.webhookBackoffMs, 'webhookBackoffMs'),
     allowPrivateNetworks: options.allowPrivateNetworks ?? false,
+    allowAddress: options.allowAddress,
     resolver: options.resolver,
   };
 }

@@ -4,7 +4,7 @@ import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../core/logger.js';
 import { createOutboundGuard } from '../egress/index.js';
-import type { CaptureJobStatus } from '../http/async-captures-port.js';
+import type { BulkStatus, CaptureJobStatus } from '../http/async-captures-port.js';
 import type { WebhookJobData } from './job-data.js';
 import type { ResolvedJobsOptions } from './jobs-options.js';
 import { webhookSignature } from './webhook-signature.js';
@@ -23,8 +23,8 @@ export class WebhookOutbox {
     this.queue = new Queue(options.webhookQueueName, { connection });
   }
 
-  /** Queues the delivery of a capture's final status; the capture's id as job id makes a second call a no-op. */
-  async send(url: string, accountId: string, status: CaptureJobStatus): Promise<void> {
+  /** Queues the delivery of a capture's (or batch's) final status; its id as job id makes a second call a no-op. */
+  async send(url: string, accountId: string, status: CaptureJobStatus | BulkStatus): Promise<void> {
     await this.queue.add(
       'webhook',
       { url, accountId, body: JSON.stringify(status) },
@@ -39,7 +39,7 @@ export class WebhookOutbox {
 
 /** Delivers queued webhooks: a signed POST through the egress guard; anything but 2xx is retried. */
 export function startWebhookWorker(options: ResolvedJobsOptions, connection: Redis, log: Logger): Worker<WebhookJobData> {
-  const guard = createOutboundGuard({ allowPrivateNetworks: options.allowPrivateNetworks, resolver: options.resolver });
+  const guard = createOutboundGuard(options);
   return new Worker<WebhookJobData>(
     options.webhookQueueName,
     async (job) => {

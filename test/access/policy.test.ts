@@ -17,6 +17,8 @@ describe('tiers', () => {
       maxDeviceScaleFactor: 4,
       maxFps: 30,
       proxy: false,
+      maxConcurrent: 2,
+      maxBulkItems: 10,
       formats: ['png', 'jpg', 'webp', 'avif', 'pdf', 'mp4', 'webm', 'gif'],
     });
     expect(DEFAULT_TIERS.ENTERPRISE.requestsPerMinute).toBe(150);

@@ -1,8 +1,10 @@
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createOutboundGuard } from '../../src/egress/index.js';
 import type { Resolver } from '../../src/egress/resolver.js';
+import { putToPresignedUrl } from '../../src/egress/presigned-upload.js';
 
 /** Names answering with fixed addresses; `rebind.example` is public at the first lookup and loopback after. */
 function resolver(): Resolver {
@@ -49,6 +51,47 @@ describe('outbound guard (webhooks)', () => {
       expect(status).toBe(200);
     } finally {
       await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe('uploads to a presigned URL', () => {
+  /** A storage answering each PUT with the next status of `statuses` (then 200), keeping what came. */
+  async function storage(statuses: number[]): Promise<{ url: string; puts: { type?: string; length?: string; body: Buffer }[]; close(): Promise<void> }> {
+    const puts: { type?: string; length?: string; body: Buffer }[] = [];
+    const server = createServer((req, res) => {
+      const parts: Buffer[] = [];
+      req.on('data', (part: Buffer) => parts.push(part));
+      req.on('end', () => {
+        puts.push({ type: req.headers['content-type'], length: req.headers['content-length'], body: Buffer.concat(parts) });
+        res.writeHead(statuses.shift() ?? 200).end('<Error/>');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    return { url: `http://127.0.0.1:${port}/bucket/key?X-Amz-Signature=abc`, puts, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  }
+  const file = (bytes: Buffer) => ({ stream: () => Readable.from([bytes]), size: bytes.length, contentType: 'image/png' });
+
+  it('PUTs the bytes with their type and length, tries again after a 503, and fails at once on a 403', async () => {
+    const target = await storage([503, 200, 403]);
+    const port = Number(new URL(target.url).port);
+    // Loopback is private: only this port is allowed, as CAPTURE_ALLOW_ADDRESSES would.
+    const guard = createOutboundGuard({ allowPrivateNetworks: false, allowAddress: (address, to) => address === '127.0.0.1' && to === port });
+    try {
+      const bytes = Buffer.from('not really a png, but bytes');
+      const url = await guard.check(target.url, 'upload_url');
+      await expect(putToPresignedUrl(url, file(bytes), guard, new AbortController().signal, { backoffMs: 10 })).resolves.toEqual({ status: 200, attempts: 2 });
+      expect(target.puts).toHaveLength(2);
+      expect(target.puts[1]).toEqual({ type: 'image/png', length: String(bytes.length), body: bytes });
+      await expect(putToPresignedUrl(url, file(bytes), guard, new AbortController().signal, { backoffMs: 10 })).rejects.toMatchObject({
+        code: 'UPLOAD_FAILED',
+        details: { param: 'upload_url', status: 403, attempts: 1 },
+      });
+      expect(target.puts).toHaveLength(3);
+      await expect(guard.check(`http://127.0.0.1:${port + 1}/bucket/key`, 'upload_url')).rejects.toMatchObject({ code: 'URL_NOT_ALLOWED' });
+    } finally {
+      await target.close();
     }
   });
 });

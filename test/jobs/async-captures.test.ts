@@ -1,10 +1,9 @@
 import { createHmac } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWebhookReceiver, type WebhookDelivery, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { isBuilt, startBuiltService, startBuiltWorker, type BuiltProcess, type BuiltService, killLeftoverBuiltProcesses } from '../helpers/built-service.js';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
@@ -30,8 +29,7 @@ let storageDir: string;
 let instanceA: BuiltService;
 let instanceB: BuiltService;
 let worker: BuiltProcess;
-let receiver: Server;
-const deliveries: { headers: IncomingHttpHeaders; body: string }[] = [];
+let receiver: WebhookReceiver;
 const flakyHits = new Map<string, number>();
 let env: Record<string, string>;
 
@@ -48,15 +46,7 @@ beforeAll(async () => {
       res.writeHead(failing ? 503 : 200, { 'Content-Type': 'text/html' }).end(`<body style="margin:0;height:100vh;background:${failing ? '#ff0000' : '#00ff00'}"></body>`);
     },
   });
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      deliveries.push({ headers: req.headers, body });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  receiver = await startWebhookReceiver();
   redis = await startRedis();
   storageDir = await mkdtemp(path.join(os.tmpdir(), 'capture-async-'));
   // As root the services run Chromium as another user, who must be able to pass through.
@@ -84,7 +74,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await Promise.all([instanceA?.stop(), instanceB?.stop(), worker?.stop()]);
-  await new Promise((resolve) => receiver?.close(resolve));
+  await receiver?.close();
   await redis?.stop();
   await fixtures?.close();
   await rm(storageDir, { recursive: true, force: true });
@@ -170,15 +160,15 @@ describe.skipIf(!isBuilt())('asynchronous captures', () => {
   });
 
   it('POSTs the final status to webhook_url once, signed with the secret', async () => {
-    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const hook = receiver.url('/hook');
     const { body } = await enqueue(instanceA, { url: fixtures.url('/solid?color=%2300ff00'), webhook_url: hook });
     const status = await finished(instanceB, body.id);
-    await until(() => deliveries.some((d) => d.headers['x-capture-id'] === body.id), 'the webhook', 15_000);
+    await until(() => receiver.deliveries.some((d) => d.headers['x-capture-id'] === body.id), 'the webhook', 15_000);
     // A second delivery would come within the backoff; give it the time to.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
-    const mine = deliveries.filter((d) => d.headers['x-capture-id'] === body.id);
+    const mine = receiver.deliveries.filter((d) => d.headers['x-capture-id'] === body.id);
     expect(mine).toHaveLength(1);
-    const [delivery] = mine as [(typeof deliveries)[number]];
+    const [delivery] = mine as [WebhookDelivery];
     expect(delivery.headers['content-type']).toBe('application/json');
     expect(delivery.headers['x-capture-signature']).toBe(`sha256=${createHmac('sha256', SECRET).update(delivery.body).digest('hex')}`);
     expect(JSON.parse(delivery.body)).toMatchObject({ id: body.id, status: 'completed', url: status.url, size: status.size, format: 'PNG' });

@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveJobsOptions } from '../../src/jobs/jobs-options.js';
 import { Settlement } from '../../src/jobs/settlement.js';
+import { FairPriority } from '../../src/jobs/fair-priority.js';
 import { WebhookOutbox } from '../../src/jobs/webhooks.js';
 import { jobStatus } from '../../src/jobs/job-status.js';
 import type { CaptureJobData, CaptureJobResult } from '../../src/jobs/job-data.js';
@@ -22,7 +23,7 @@ beforeAll(async () => {
   connection = options.connect();
   outbox = new WebhookOutbox(options, connection);
   queue = new Queue(options.queueName, { connection });
-  settlement = new Settlement(connection, outbox, async (accountId) => void refunds.push(accountId), options.retentionMs, options.queueName);
+  settlement = new Settlement(connection, outbox, async (accountId) => void refunds.push(accountId), new FairPriority(connection, options.queueName, options.retentionMs), options.retentionMs, options.queueName);
 });
 afterAll(async () => {
   await outbox?.close();

@@ -27,6 +27,7 @@ export const ERROR_CATALOGUE = {
   QUOTA_EXCEEDED: { status: 429, message: 'Monthly quota exceeded', retryable: false, expose: true },
   INTERNAL_ERROR: { status: 500, message: 'Internal error', retryable: false, expose: false },
   CAPTURE_FAILED: { status: 502, message: 'Capture failed', retryable: true, expose: true },
+  UPLOAD_FAILED: { status: 502, message: 'Upload to upload_url failed', retryable: true, expose: true },
   SERVICE_BUSY: { status: 503, message: 'Service busy', retryable: true, expose: true },
   CAPTURE_TIMEOUT: { status: 504, message: 'Capture timed out', retryable: true, expose: true },
 } as const satisfies Record<string, { status: number; message: string; retryable: boolean; expose: boolean }>;

@@ -91,6 +91,13 @@ export const CaptureParamsSchema = Type.Object(
     webhook_url: Type.Optional(
       Type.String({ minLength: 1, maxLength: 2048, description: 'With async=true: an http(s) URL that receives the final status as a POST signed with X-Capture-Signature.' }),
     ),
+    upload_url: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 8192,
+        description: "A presigned PUT URL of yours (S3, GCS, R2, Azure SAS): the finished file is PUT there with its Content-Type, with retries, before the answer (or the async status) says `uploaded: true`. The service never holds your storage's credentials.",
+      }),
+    ),
   },
   { additionalProperties: true },
 );

@@ -123,6 +123,7 @@ export function checkCombinations(given: Given, missing: (name: keyof CapturePar
   if (given.has('markdown_template') && !rendersMarkdown(given)) {
     throw incompatible('markdown_template is the page of a Markdown document: it needs markdown, or files with an index.md and no index.html', ['markdown_template', 'markdown']);
   }
+  if (given.has('upload_url') && given.get('cache') === true) throw incompatible('upload_url sends each capture to your storage; a cached answer is not captured again', ['upload_url', 'cache']);
   if (given.has('webhook_url') && given.get('async') !== true) throw incompatible('webhook_url reports an asynchronous capture: it needs async=true', ['webhook_url', 'async']);
   const duration = given.get('duration') as number | undefined;
   if (format === 'gif' && duration !== undefined && duration > MAX_GIF_SECONDS) {

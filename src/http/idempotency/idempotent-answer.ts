@@ -1,7 +1,6 @@
 import { hash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { CaptureError } from '../../core/errors/catalogue.js';
-import type { CaptureParams } from '../../core/schema/capture-params.js';
 import type { ApiKey } from '../../access/keys/api-key.js';
 import type { HttpRequest, HttpResponse } from '../http-types.js';
 import type { IdempotencyStore, StoredAnswer } from './idempotency-store.js';
@@ -35,7 +34,7 @@ export function idempotencyKeyOf(request: HttpRequest): string | undefined {
 }
 
 /** The request's body as it was understood: every parameter, defaults filled in, in one order. */
-function fingerprintOf(params: CaptureParams): string {
+function fingerprintOf(params: object): string {
   return hash('sha256', JSON.stringify(Object.entries(params).sort(([a], [b]) => (a < b ? -1 : 1))), 'hex');
 }
 
@@ -52,7 +51,7 @@ export async function answerIdempotently(
   settings: IdempotencySettings,
   key: string,
   account: ApiKey,
-  params: CaptureParams,
+  params: object,
   headers: Record<string, string>,
   runningMs: number,
   run: () => Promise<RunAnswer>,

@@ -1,0 +1,32 @@
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface WebhookDelivery {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+export interface WebhookReceiver {
+  /** Every POST received, in order. */
+  readonly deliveries: WebhookDelivery[];
+  readonly port: number;
+  /** A URL on the receiver. */
+  url(path: string): string;
+  close(): Promise<void>;
+}
+
+/** A webhook receiver on 127.0.0.1 that keeps every delivery and answers 204. */
+export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+  const deliveries: WebhookDelivery[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      deliveries.push({ headers: req.headers, body });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { deliveries, port, url: (path) => `http://127.0.0.1:${port}${path}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
