@@ -128,10 +128,8 @@ try {
   console.log(`\nB's lone capture while A has ${cfg.flood} queued (${cfg.concurrency} slots, a page answering in ${cfg.pageMs} ms; one of A's captures at rest: ${Math.round(oneOfA)} ms)\n`);
   console.log(markdownTable(['A floods with', 'queueing', "A's captures", 'B at rest (ms)', 'B during flood (ms)', 'target (ms)', 'met'], rows));
 } finally {
-  await worker.close();
-  await jobs.close();
+  // Each step whatever the others did: a failed run must not leave a browser or redis-server behind.
+  for (const step of [() => worker.close(), () => jobs.close(), () => engine.close(), () => workerEngine.close(), stopAllRedis]) await step().catch((error) => log(String(error)));
   server.close();
-  await Promise.all([engine.close(), workerEngine.close()]);
-  await stopAllRedis();
   pages.close();
 }
