@@ -67,7 +67,7 @@ export function startCaptureWorker(engine: CaptureEngine, options: CaptureWorker
         ...(result.sidecars ? { sidecarUrls: Object.fromEntries(Object.entries(result.sidecars).map(([name, { url }]) => [name, url])) } : {}),
         ...(result.upload ? { upload: result.upload } : {}),
       };
-      await settlement.settle(job, jobStatus(job, 'completed', { ...resultFields(done), started_at: new Date(job.processedOn ?? startedAt).toISOString(), finished_at: new Date().toISOString() }));
+      await settlement.settle(job, jobStatus(job, 'completed', { ...resultFields(done), started_at: new Date(job.processedOn ?? startedAt).toISOString(), finished_at: new Date().toISOString() }), done);
       return done;
     } catch (error) {
       const failure = toCaptureError(error);

@@ -34,12 +34,12 @@ export class Settlement {
     return recorded === null ? undefined : (JSON.parse(recorded) as CaptureJobResult);
   }
 
-  async settle(job: Job<CaptureJobData, CaptureJobResult>, status: CaptureJobStatus): Promise<void> {
+  /** @param result a completed capture's whole result (its upload, diagnostics), recorded for a later run; else what the status says */
+  async settle(job: Job<CaptureJobData, CaptureJobResult>, status: CaptureJobStatus, result?: CaptureJobResult): Promise<void> {
     const { accountId, tier, reservedAt, params } = job.data;
     const { url, size, format } = status;
     if (status.status === 'completed' && url !== undefined && size !== undefined && format !== undefined) {
-      const result: CaptureJobResult = { url, size, format };
-      await this.redis.set(this.key('result', status.id), JSON.stringify(result), 'PX', this.retentionMs, 'NX');
+      await this.redis.set(this.key('result', status.id), JSON.stringify(result ?? { url, size, format }), 'PX', this.retentionMs, 'NX');
     }
     if (typeof params.webhook_url === 'string') await this.outbox.send(params.webhook_url, accountId, status);
     if (await this.once('settled', status.id)) await this.priority.release(accountId);

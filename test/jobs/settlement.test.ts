@@ -40,9 +40,11 @@ describe('settlement', () => {
   it('records the first success and queues its webhook once; a later run of the job gets that result back', async () => {
     const job = await captureJob('successAAAAAAAAAAAAAAA');
     expect(await settlement.completed('successAAAAAAAAAAAAAAA')).toBeUndefined();
-    await settlement.settle(job, jobStatus(job, 'completed', { url: '/api/files/one.png', size: 10, format: 'PNG' }));
+    const first = { url: '/api/files/one.png', size: 10, format: 'PNG', upload: { status: 200, attempts: 2 } };
+    await settlement.settle(job, jobStatus(job, 'completed', { url: first.url, size: first.size, format: first.format }), first);
     await settlement.settle(job, jobStatus(job, 'completed', { url: '/api/files/two.png', size: 20, format: 'PNG' }));
-    expect(await settlement.completed('successAAAAAAAAAAAAAAA')).toEqual({ url: '/api/files/one.png', size: 10, format: 'PNG' });
+    // The whole result, its upload included: a later run of the job reports what the first did.
+    expect(await settlement.completed('successAAAAAAAAAAAAAAA')).toEqual(first);
     const webhooks = new Queue('settle-test-webhooks', { connection });
     const delivery = await webhooks.getJob('successAAAAAAAAAAAAAAA');
     expect(JSON.parse(delivery?.data.body as string)).toMatchObject({ status: 'completed', url: '/api/files/one.png' });
