@@ -175,7 +175,7 @@ describe.skipIf(!isBuilt())('bulk captures and uploads', () => {
 
   it('loses no item and counts no quota twice when a worker is SIGKILLed mid-batch', async () => {
     const before = await quotaLeft();
-    const queued = await post('bulk', { defaults: { ...small, delay: 1500 }, items: COLOURS.concat(COLOURS).map((colour) => solid(colour)) });
+    const queued = await post('bulk', { defaults: { ...small, delay: 1000 }, items: COLOURS.concat(COLOURS).map((colour) => solid(colour)) });
     const id = queued.body.id as string;
     await until(async () => (await batch(id)).counts.completed >= 2, 'two items to complete', 30_000);
     const killed = processTree(worker.child.pid as number);
