@@ -2,7 +2,7 @@ import { consoleLogger } from '../core/logger.js';
 import type { CaptureStorage } from '../core/storage.js';
 import { createMemoryKeyStore, createPolicy, isTierName, redisLimiterStore, type KeyStore, type TierName } from '../access/index.js';
 import { redisCacheIndex, redisIdempotencyStore, type CaptureHttpOptions, type ReadinessCheck } from '../http/index.js';
-import { createCaptureMetrics, type CaptureMetrics } from '../ops/index.js';
+import { createCaptureMetrics, startTracing, type CaptureMetrics } from '../ops/index.js';
 import type { CaptureEngineOptions } from '../capture-engine-options.js';
 import type { Redis } from 'ioredis';
 import { firstKnown, managedKeyStoreFromEnv } from './key-stores.js';
@@ -35,8 +35,9 @@ export async function serviceSetup(
   const level = env.CAPTURE_LOG_LEVEL ?? 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new Error(`CAPTURE_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, not ${level}`);
   const log = consoleLogger(level as (typeof LOG_LEVELS)[number]);
+  const stopTracing = await startTracing(keys ? 'service' : 'worker', env);
   const readiness: ReadinessCheck[] = [];
-  const closers: (() => Promise<unknown>)[] = [];
+  const closers: (() => Promise<unknown>)[] = stopTracing ? [stopTracing] : [];
   let redis: Redis | undefined;
   const connectRedis = async (): Promise<Redis> => {
     if (redis) return redis;

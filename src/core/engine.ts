@@ -17,6 +17,7 @@ import { isVideoFormat } from './schema/formats.js';
 import type { CaptureObserver, ContextPool, EgressGuard, PoolStats } from './ports.js';
 import type { CaptureStorage } from './storage.js';
 import { documentOf } from './document/capture-document.js';
+import { activeContext, inSpan, recordFailure, tracer, type Span } from './tracing.js';
 
 export interface CaptureOptions {
   /** Aborting it cancels the capture, queued or running. */
@@ -104,10 +105,16 @@ export class CaptureEngine {
    * Captures a page. `input` takes the parameters of the README's table, typed or as strings;
    * parameters that `parseCaptureParams` already validated are not parsed again.
    */
-  async capture(input: CaptureInput | CaptureParams, options: CaptureOptions = {}): Promise<CaptureResult> {
+  capture(input: CaptureInput | CaptureParams, options: CaptureOptions = {}): Promise<CaptureResult> {
+    // One span per capture, active for everything it runs: the wait for a browser, each phase, the upload.
+    return inSpan('capture', {}, (span) => this.run(input, options, span));
+  }
+
+  private async run(input: CaptureInput | CaptureParams, options: CaptureOptions, span: Span): Promise<CaptureResult> {
     if (this.closing) throw captureErrors.shuttingDown();
     const params = isValidatedParams(input) ? input : parseCaptureParams(input);
     const id = randomBytes(16).toString('base64url');
+    span.setAttributes({ 'capture.id': id, 'capture.format': params.format, ...(params.url === undefined ? {} : { 'server.address': new URL(params.url).hostname }) });
     const allowed = this.options.timeoutMs + (isVideoFormat(params.format) ? params.duration * DEFAULTS.videoMsPerSecond : 0);
     if (params.timeout !== undefined && params.timeout > allowed) {
       throw captureErrors.invalidParameter('timeout', `Invalid parameter 'timeout': at most this capture's budget of ${allowed} ms`, `integer 1000..${allowed}`);
@@ -115,6 +122,8 @@ export class CaptureEngine {
     const deadline = createDeadline(params.timeout ?? allowed, options.signal);
     const timings: PhaseTimings = {};
     let asked: number | undefined;
+    // The wait for a browser slot, ended when one comes or the capture gives up waiting.
+    let waiting: Span | undefined;
     try {
       const document = await abortable(documentOf(params), deadline.signal);
       // Refused targets answer before they take a queue slot or a browser context.
@@ -122,11 +131,15 @@ export class CaptureEngine {
       const proxy = params.proxy === undefined ? undefined : await abortable(this.egress.checkProxy(params.proxy), deadline.signal);
       const uploadTo = params.upload_url === undefined ? undefined : await abortable(this.egress.checkUpload(params.upload_url), deadline.signal);
       const waitingSince = (asked = performance.now());
+      const captureContext = activeContext();
+      waiting = tracer.startSpan('capture.queue', {}, captureContext);
       const outcome = await this.pool.run(
         deadline.signal,
         (lease) => {
           timings.queue = performance.now() - waitingSince;
-          return runCapture({ id, params, document, deadline, lease, pipeline: this.pipeline, log: this.options.log, observer: this.observer, timings });
+          waiting?.end();
+          waiting = undefined;
+          return runCapture({ id, params, document, deadline, lease, pipeline: this.pipeline, log: this.options.log, observer: this.observer, timings, trace: captureContext });
         },
         {
           viewport: { width: params.viewport_width, height: params.viewport_height },
@@ -144,14 +157,18 @@ export class CaptureEngine {
       const result = toCaptureResult(id, outcome, () => this.outstanding.delete(remove));
       if (uploadTo) {
         // The capture's deadline is over: the upload has its own time, bounded per try, and the caller's signal.
-        result.upload = await this.egress.upload(uploadTo, { stream: () => result.stream(), size: result.size, contentType: result.contentType }, options.signal ?? new AbortController().signal).catch(async (error: unknown) => {
-          await result.dispose();
-          throw error;
-        });
+        result.upload = await inSpan('capture.upload', {}, () => this.egress.upload(uploadTo, { stream: () => result.stream(), size: result.size, contentType: result.contentType }, options.signal ?? new AbortController().signal)).catch(
+          async (error: unknown) => {
+            await result.dispose();
+            throw error;
+          },
+        );
       }
       return result;
     } catch (error) {
       const failure = toCaptureError(deadline.signal.aborted ? deadline.signal.reason : error);
+      if (waiting) recordFailure(waiting, failure);
+      waiting?.end();
       // How far it got: the wait for a browser (all of it, when none came) and the phases that ran.
       if (asked !== undefined) failure.timings = timings.queue === undefined ? { queue: performance.now() - asked } : { ...timings };
       throw failure;

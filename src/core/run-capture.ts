@@ -12,6 +12,7 @@ import type { Logger } from './logger.js';
 import { captureErrors } from './errors/factories.js';
 import { FORMATS } from './schema/formats.js';
 import type { CaptureDocument } from './document/capture-document.js';
+import { inSpan, type Context } from './tracing.js';
 
 export interface CaptureRun {
   id: string;
@@ -24,6 +25,8 @@ export interface CaptureRun {
   observer?: CaptureObserver;
   /** Filled with each phase's duration as it ends, so a capture that fails still says how far it got. */
   timings: PhaseTimings;
+  /** The capture's trace: each phase is a span in it. */
+  trace: Context;
 }
 
 
@@ -31,7 +34,7 @@ export interface CaptureRun {
  * Runs one capture through the phases in one browser context. Every stage gets the capture's
  * signal; cleanups registered with `ctx.defer()` run in reverse order whatever happened.
  */
-export async function runCapture({ id, params, document, deadline, lease, pipeline, log, observer, timings }: CaptureRun): Promise<RunOutcome> {
+export async function runCapture({ id, params, document, deadline, lease, pipeline, log, observer, timings, trace }: CaptureRun): Promise<RunOutcome> {
   const cleanups: (() => unknown)[] = [];
   // A crashed renderer leaves pending calls hanging until the deadline; end this capture at once.
   const crashed = new AbortController();
@@ -62,11 +65,18 @@ export async function runCapture({ id, params, document, deadline, lease, pipeli
     for (const phase of PHASES) {
       const started = performance.now();
       try {
-        for (const stage of pipeline.stages(phase)) {
-          if (stage.when && !stage.when(params)) continue;
-          throwIfAborted(signal);
-          await abortable(Promise.resolve(stage.run(ctx)), signal);
-        }
+        await inSpan(
+          `capture.${phase}`,
+          { 'capture.phase': phase },
+          async () => {
+            for (const stage of pipeline.stages(phase)) {
+              if (stage.when && !stage.when(params)) continue;
+              throwIfAborted(signal);
+              await abortable(Promise.resolve(stage.run(ctx)), signal);
+            }
+          },
+          { parent: trace },
+        );
       } finally {
         const ms = performance.now() - started;
         timings[phase] = ms;

@@ -16,6 +16,7 @@ import type { RouteAnswer } from './http-observer.js';
 import { alive, ready } from './health-routes.js';
 import { captureStatus } from './async-capture-routes.js';
 import { bulkStatus, handleBulk } from './bulk/bulk-routes.js';
+import { contextFromHeaders, inSpan, SpanKind, SpanStatusCode } from '../core/tracing.js';
 
 /**
  * The HTTP interface of the README over one engine, independent of any framework: adapters only
@@ -64,7 +65,7 @@ export class CaptureHttp {
   async handle(request: HttpRequest, options: CaptureOptions = {}): Promise<HttpResponse> {
     const started = performance.now();
     const target = new URL(request.url, 'http://localhost');
-    const { response, ...learnt } = await this.route(request, target, options);
+    const { response, ...learnt } = await this.tracedRoute(request, target, options);
     // The unread rest of an oversized body would be taken for the next request on this connection.
     if (request.bodyTooLarge || (request.stream && !request.stream.readableEnded)) response.headers.Connection = 'close';
     const seconds = (performance.now() - started) / 1000;
@@ -72,6 +73,26 @@ export class CaptureHttp {
     this.options.log.info({ method: request.method, path: target.pathname, status: response.status, ms: Math.round(seconds * 1000), code: response.code, captureId, keyId, cache }, 'request');
     this.options.observer?.answered({ ...learnt, status: response.status, code: response.code, seconds });
     return response;
+  }
+
+  /** A span per request, continuing the caller's W3C `traceparent`; health probes stay out of traces. */
+  private tracedRoute(request: HttpRequest, target: URL, options: CaptureOptions): Promise<RouteAnswer> {
+    const { health } = this.routes;
+    if (health && (target.pathname === health.alive || target.pathname === health.ready)) return this.route(request, target, options);
+    const method = request.method.toUpperCase();
+    return inSpan(
+      method,
+      { 'http.request.method': method, 'url.path': target.pathname },
+      async (span) => {
+        const answer = await this.route(request, target, options);
+        // Named by route (capture, status, file, ...), not by path: ids and keys would make every name unique.
+        span.updateName(`${method} ${answer.route}`);
+        span.setAttributes({ 'http.route': answer.route, 'http.response.status_code': answer.response.status, ...(answer.captureId ? { 'capture.id': answer.captureId } : {}) });
+        if (answer.response.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: answer.response.code });
+        return answer;
+      },
+      { kind: SpanKind.SERVER, parent: contextFromHeaders(request.headers) },
+    );
   }
 
   private async route(request: HttpRequest, target: URL, options: CaptureOptions): Promise<RouteAnswer> {

@@ -31,9 +31,10 @@ export class CaptureJobs implements AsyncCaptures {
   constructor(options: CaptureJobsOptions) {
     this.options = resolveJobsOptions(options);
     this.connection = this.options.connect();
-    this.queue = new Queue(this.options.queueName, { connection: this.connection });
-    this.batches = new Queue(this.options.bulkQueueName, { connection: this.connection });
-    this.flows = new FlowProducer({ connection: this.connection });
+    const { telemetry } = this.options;
+    this.queue = new Queue(this.options.queueName, { connection: this.connection, telemetry });
+    this.batches = new Queue(this.options.bulkQueueName, { connection: this.connection, telemetry });
+    this.flows = new FlowProducer({ connection: this.connection, telemetry });
     this.priority = new FairPriority(this.connection, this.options.queueName, this.options.retentionMs);
     this.guard = createOutboundGuard(this.options);
   }

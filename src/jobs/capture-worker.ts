@@ -6,6 +6,7 @@ import { parseCaptureParams } from '../core/schema/capture-params.js';
 import { toCaptureError } from '../core/errors/to-capture-error.js';
 import type { CaptureError } from '../core/errors/catalogue.js';
 import { DEFAULTS } from '../core/defaults.js';
+import { tracer } from '../core/tracing.js';
 import { decodeFailure, encodeFailure, type BulkJobData, type CaptureJobData, type CaptureJobResult, type WebhookJobData } from './job-data.js';
 import { bulkStatusOf } from './bulk-status.js';
 import { FairPriority } from './fair-priority.js';
@@ -51,6 +52,8 @@ export function startCaptureWorker(engine: CaptureEngine, options: CaptureWorker
 
   const process = async (job: Job<CaptureJobData, CaptureJobResult>, _token?: string, signal?: AbortSignal): Promise<CaptureJobResult> => {
     const startedAt = Date.now();
+    // The time the job waited in the queue, inside BullMQ's span of this run.
+    tracer.startSpan('job.wait', { startTime: job.timestamp, attributes: { 'capture.id': job.id, 'job.attempt': job.attemptsMade + 1 } }).end(startedAt);
     const earlier = await settlement.completed(job.id as string);
     if (earlier) return earlier;
     try {
@@ -87,6 +90,7 @@ export function startCaptureWorker(engine: CaptureEngine, options: CaptureWorker
     lockDuration,
     stalledInterval: lockDuration,
     maxStalledCount: 1,
+    telemetry: resolved.telemetry,
   });
   // Failures the processor never saw (a job lost by workers more often than allowed) settle here;
   // for the others this is the second call, and a no-op.
@@ -120,7 +124,7 @@ export function startCaptureWorker(engine: CaptureEngine, options: CaptureWorker
  * batch's webhook, with every item's status, queued under the batch's id (a rerun sends no other).
  */
 function startBatchWorker(options: ResolvedJobsOptions, connection: Redis, outbox: WebhookOutbox, log: Logger): CaptureWorker {
-  const captures = new Queue<CaptureJobData, CaptureJobResult>(options.queueName, { connection });
+  const captures = new Queue<CaptureJobData, CaptureJobResult>(options.queueName, { connection, telemetry: options.telemetry });
   const worker = new Worker<BulkJobData>(
     options.bulkQueueName,
     async (job) => {
@@ -128,7 +132,7 @@ function startBatchWorker(options: ResolvedJobsOptions, connection: Redis, outbo
       const status = await bulkStatusOf(job, captures, { offset: 0, limit: job.data.items.length });
       await outbox.send(job.data.webhookUrl, job.data.accountId, { ...status, finished_at: new Date().toISOString() });
     },
-    { connection, concurrency: 4 },
+    { connection, concurrency: 4, telemetry: options.telemetry },
   );
   worker.on('error', (error) => log.error({ error: String(error) }, 'batch worker error'));
   return {

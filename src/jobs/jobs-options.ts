@@ -1,4 +1,6 @@
 import { Redis } from 'ioredis';
+import type { Telemetry } from 'bullmq';
+import { BullMQOtel } from 'bullmq-otel';
 import type { Resolver } from '../egress/resolver.js';
 import { positive } from '../core/options.js';
 import { DEFAULTS } from '../core/defaults.js';
@@ -45,6 +47,11 @@ export interface ResolvedJobsOptions {
   allowPrivateNetworks: boolean;
   allowAddress: ((address: string, port: number) => boolean) | undefined;
   resolver: Resolver | undefined;
+  /**
+   * BullMQ's OpenTelemetry bridge, given to every queue and worker: a job carries the trace of the
+   * request that queued it, so its capture and webhook continue that trace on whichever worker runs them.
+   */
+  telemetry: Telemetry;
 }
 
 /** The defaults of `CaptureJobsOptions` and `CaptureWorkerOptions`. */
@@ -70,5 +77,6 @@ export function resolveJobsOptions(options: CaptureJobsOptions): ResolvedJobsOpt
     allowPrivateNetworks: options.allowPrivateNetworks ?? false,
     allowAddress: options.allowAddress,
     resolver: options.resolver,
+    telemetry: new BullMQOtel({ tracerName: 'capture-engine' }),
   };
 }

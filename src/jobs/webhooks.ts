@@ -8,6 +8,7 @@ import type { BulkStatus, CaptureJobStatus } from '../http/async-captures-port.j
 import type { WebhookJobData } from './job-data.js';
 import type { ResolvedJobsOptions } from './jobs-options.js';
 import { webhookSignature } from './webhook-signature.js';
+import { inSpan, SpanKind, traceHeaders } from '../core/tracing.js';
 
 /** Longest a receiver may take to answer one delivery. */
 const DELIVERY_TIMEOUT_MS = 10_000;
@@ -20,7 +21,7 @@ export class WebhookOutbox {
     private readonly options: ResolvedJobsOptions,
     connection: Redis,
   ) {
-    this.queue = new Queue(options.webhookQueueName, { connection });
+    this.queue = new Queue(options.webhookQueueName, { connection, telemetry: options.telemetry });
   }
 
   /** Queues the delivery of a capture's (or batch's) final status; its id as job id makes a second call a no-op. */
@@ -48,11 +49,17 @@ export function startWebhookWorker(options: ResolvedJobsOptions, connection: Red
       const url = await guard.check(job.data.url, 'webhook_url').catch((error: unknown) => {
         throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
       });
-      const status = await post(url, job.data.body, { 'X-Capture-Signature': webhookSignature(job.data.body, secret), 'X-Capture-Id': job.id as string }, guard.lookupFor(url));
+      const headers = { 'X-Capture-Signature': webhookSignature(job.data.body, secret), 'X-Capture-Id': job.id as string };
+      // The receiver gets the capture's trace in `traceparent`, to continue it on its side.
+      const status = await inSpan('webhook.deliver', { 'url.full': url.origin + url.pathname, 'capture.id': job.id, 'job.attempt': job.attemptsMade + 1 }, async (span) => {
+        const answered = await post(url, job.data.body, { ...headers, ...traceHeaders() }, guard.lookupFor(url));
+        span.setAttribute('http.response.status_code', answered);
+        return answered;
+      }, { kind: SpanKind.CLIENT });
       if (status < 200 || status >= 300) throw new Error(`webhook answered ${status}`);
       log.info({ captureId: job.id, status, attempt: job.attemptsMade + 1 }, 'webhook delivered');
     },
-    { connection, concurrency: 8 },
+    { connection, concurrency: 8, telemetry: options.telemetry },
   );
 }
 

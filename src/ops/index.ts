@@ -1,2 +1,3 @@
 export { createCaptureMetrics, type CaptureMetrics } from './metrics.js';
 export { startMetricsServer } from './metrics-server.js';
+export { startTracing, type StopTracing } from './tracing.js';

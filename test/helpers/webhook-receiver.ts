@@ -2,6 +2,8 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface WebhookDelivery {
+  /** The path (and query) it was POSTed to. */
+  url: string;
   headers: IncomingHttpHeaders;
   body: string;
 }
@@ -22,7 +24,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
-      deliveries.push({ headers: req.headers, body });
+      deliveries.push({ url: req.url ?? '/', headers: req.headers, body });
       res.writeHead(204).end();
     });
   });
