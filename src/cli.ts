@@ -19,11 +19,11 @@ const USAGE = `capture-engine: screenshots and videos of web pages
                        [--format pdf] [--width 1920] [--height 1080] [--full-page] [--device 'iPhone 15'] ...
   capture-engine shot --multi <shots.json>   (a JSON array of {"output": file, ...parameters}, one engine)
 
-Environment: PORT, CAPTURE_API_KEYS="<key>:<TIER>,...", CAPTURE_ALLOW_PRIVATE_NETWORKS=true,
+Environment: PORT, HOST, CAPTURE_ADAPTER, CAPTURE_API_KEYS="<key>:<TIER>,...", CAPTURE_ALLOW_PRIVATE_NETWORKS=true,
 CAPTURE_CHROMIUM_PATH, CAPTURE_FFMPEG_PATH, CAPTURE_STORAGE_DIR, CAPTURE_REDIS_URL, CAPTURE_KEYS_FILE,
 CAPTURE_METRICS_PORT, CAPTURE_LOG_LEVEL, CAPTURE_TIMEOUT_MS, CAPTURE_CONCURRENCY; render links: CAPTURE_LINK_KEY,
 CAPTURE_SIGNING_SECRET, CAPTURE_LINK_BASE_URL; asynchronous captures:
-CAPTURE_WEBHOOK_SECRET, CAPTURE_JOB_ATTEMPTS, CAPTURE_JOB_BACKOFF_MS, CAPTURE_JOB_LOCK_MS, CAPTURE_WEBHOOK_BACKOFF_MS.`;
+CAPTURE_QUEUE_NAME, CAPTURE_WEBHOOK_SECRET, CAPTURE_JOB_ATTEMPTS, CAPTURE_JOB_BACKOFF_MS, CAPTURE_JOB_LOCK_MS, CAPTURE_WEBHOOK_BACKOFF_MS.`;
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;

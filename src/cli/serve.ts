@@ -25,8 +25,8 @@ export async function serve(args: string[]): Promise<void> {
     args,
     options: {
       port: { type: 'string' },
-      host: { type: 'string', default: '0.0.0.0' },
-      adapter: { type: 'string', default: 'node' },
+      host: { type: 'string' },
+      adapter: { type: 'string' },
       'storage-dir': { type: 'string' },
       'allow-private-networks': { type: 'boolean' },
       'metrics-port': { type: 'string' },
@@ -34,10 +34,10 @@ export async function serve(args: string[]): Promise<void> {
     },
   });
   const port = Number(values.port ?? process.env.PORT ?? 3000);
-  const host = values.host ?? '0.0.0.0';
+  const host = values.host ?? process.env.HOST ?? '0.0.0.0';
   // A standalone service has no routes of its own, so by default it needs no framework: bare
   // node:http is the cheapest way to answer (and to turn requests away).
-  const adapter = values.adapter ?? 'node';
+  const adapter = values.adapter ?? process.env.CAPTURE_ADAPTER ?? 'node';
   if (!isAdapterName(adapter)) throw new Error(`--adapter must be node, express, fastify or koa, not ${adapter}`);
   const setup = await serviceSetup(baseOptions(values['allow-private-networks'], values['storage-dir']), values['metrics-port']);
   if (values.worker && !setup.jobs) throw new Error('--worker runs asynchronous captures, which need Redis: set CAPTURE_REDIS_URL');
