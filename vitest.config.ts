@@ -5,6 +5,7 @@ const UNIT = [
   'test/core/**/*.test.ts',
   'test/http/**/*.test.ts',
   'test/access/**/*.test.ts',
+  'test/deploy/**/*.test.ts',
   'test/jobs/job-units.test.ts',
   'test/jobs/settlement.test.ts',
   'test/egress/egress-address.test.ts',

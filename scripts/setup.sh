@@ -14,6 +14,11 @@ command -v ffmpeg >/dev/null 2>&1 || [ -n "${CAPTURE_FFMPEG_PATH:-}" ] || missin
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 # PDFs are checked with poppler's pdfinfo and pdftotext in the tests.
 command -v pdfinfo >/dev/null 2>&1 || missing+=(poppler-utils)
+# The Helm chart's test renders it with Helm's template engine: Go's text/template and Sprig, built
+# from Debian's packages (no Helm download).
+command -v go >/dev/null 2>&1 || missing+=(golang-go)
+[ -d /usr/share/gocode/src/github.com/Masterminds/sprig ] || missing+=(golang-github-masterminds-sprig-dev)
+[ -d /usr/share/gocode/src/sigs.k8s.io/yaml ] || missing+=(golang-k8s-sigs-yaml-dev)
 # EasyList and EasyPrivacy for offline ad blocking ship with Debian's uBlock Origin package.
 [ -d /usr/share/chromium/extensions/ublock-origin ] || [ -d /usr/share/webext/ublock-origin ] || missing+=(webext-ublock-origin-chromium)
 fc-list 2>/dev/null | grep -qi 'dejavu\|liberation' || missing+=(fonts-dejavu-core fonts-liberation)
