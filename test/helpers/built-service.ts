@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -96,4 +96,18 @@ export async function startBuiltWorker(env: Record<string, string>, args: string
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return built;
+}
+
+/**
+ * A directory for the files of built services and workers that share it, with `tmp` inside for
+ * their temporary files (a process killed with SIGKILL cannot remove its browser profile, which
+ * then goes with the directory). As root the processes run Chromium as another user, who must be
+ * able to pass through.
+ */
+export async function sharedStorageDir(prefix: string): Promise<{ storageDir: string; tempDir: string }> {
+  const storageDir = await mkdtemp(path.join(os.tmpdir(), prefix));
+  await chmod(storageDir, 0o711);
+  const tempDir = path.join(storageDir, 'tmp');
+  await mkdir(tempDir);
+  return { storageDir, tempDir };
 }

@@ -1,11 +1,10 @@
 import { createHmac } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebhookReceiver, type WebhookDelivery, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
-import { isBuilt, startBuiltService, startBuiltWorker, type BuiltProcess, type BuiltService, killLeftoverBuiltProcesses } from '../helpers/built-service.js';
+import { isBuilt, sharedStorageDir, startBuiltService, startBuiltWorker, type BuiltProcess, type BuiltService, killLeftoverBuiltProcesses } from '../helpers/built-service.js';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { decode, near } from '../helpers/pixels.js';
 import { until } from '../helpers/wait.js';
@@ -48,13 +47,8 @@ beforeAll(async () => {
   });
   receiver = await startWebhookReceiver();
   redis = await startRedis();
-  storageDir = await mkdtemp(path.join(os.tmpdir(), 'capture-async-'));
-  // As root the services run Chromium as another user, who must be able to pass through.
-  await chmod(storageDir, 0o711);
-  // Temporary files of the processes (a worker killed with SIGKILL cannot remove its browser
-  // profile) stay in this test's own directory and go with it.
-  const tempDir = path.join(storageDir, 'tmp');
-  await mkdir(tempDir);
+  let tempDir: string;
+  ({ storageDir, tempDir } = await sharedStorageDir('capture-async-'));
   env = {
     TMPDIR: tempDir,
     CAPTURE_REDIS_URL: redis.url,

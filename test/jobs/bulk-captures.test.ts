@@ -1,13 +1,11 @@
 import { createHmac } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+import { rm } from 'node:fs/promises';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebhookReceiver, type WebhookDelivery, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
-import { isBuilt, killLeftoverBuiltProcesses, startBuiltService, startBuiltWorker, type BuiltProcess, type BuiltService } from '../helpers/built-service.js';
+import { isBuilt, killLeftoverBuiltProcesses, sharedStorageDir, startBuiltService, startBuiltWorker, type BuiltProcess, type BuiltService } from '../helpers/built-service.js';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { startS3rver, type TestS3 } from '../helpers/s3rver.js';
 import { decode, MAGIC, near } from '../helpers/pixels.js';
@@ -47,10 +45,8 @@ beforeAll(async () => {
   });
   receiver = await startWebhookReceiver();
   [redis, s3] = await Promise.all([startRedis(), startS3rver('uploads')]);
-  storageDir = await mkdtemp(path.join(os.tmpdir(), 'capture-bulk-'));
-  await chmod(storageDir, 0o711);
-  const tempDir = path.join(storageDir, 'tmp');
-  await mkdir(tempDir);
+  let tempDir: string;
+  ({ storageDir, tempDir } = await sharedStorageDir('capture-bulk-'));
   const ports = [new URL(fixtures.url('/')).port, receiver.port, new URL(s3.endpoint).port];
   env = {
     TMPDIR: tempDir,

@@ -1,11 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
-import { isBuilt, killLeftoverBuiltProcesses, startBuiltService, startBuiltWorker, type BuiltProcess, type BuiltService } from '../helpers/built-service.js';
+import { isBuilt, killLeftoverBuiltProcesses, sharedStorageDir, startBuiltService, startBuiltWorker, type BuiltProcess, type BuiltService } from '../helpers/built-service.js';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { until } from '../helpers/wait.js';
 
@@ -28,10 +26,8 @@ beforeAll(async () => {
   fixtures = await startFixtureServer();
   receiver = await startWebhookReceiver();
   redis = await startRedis();
-  storageDir = await mkdtemp(path.join(os.tmpdir(), 'capture-traces-'));
-  await chmod(storageDir, 0o711);
-  const tempDir = path.join(storageDir, 'tmp');
-  await mkdir(tempDir);
+  let tempDir: string;
+  ({ storageDir, tempDir } = await sharedStorageDir('capture-traces-'));
   const env = {
     TMPDIR: tempDir,
     CAPTURE_REDIS_URL: redis.url,
