@@ -114,7 +114,9 @@ export class CaptureEngine {
     if (this.closing) throw captureErrors.shuttingDown();
     const params = isValidatedParams(input) ? input : parseCaptureParams(input);
     const id = randomBytes(16).toString('base64url');
-    span.setAttributes({ 'capture.id': id, 'capture.format': params.format, ...(params.url === undefined ? {} : { 'server.address': new URL(params.url).hostname }) });
+    // The target's host only (its path and query may hold a caller's tokens); a malformed URL is refused later, by the egress guard.
+    const host = params.url !== undefined && URL.canParse(params.url) ? new URL(params.url).hostname : undefined;
+    span.setAttributes({ 'capture.id': id, 'capture.format': params.format, ...(host ? { 'server.address': host } : {}) });
     const allowed = this.options.timeoutMs + (isVideoFormat(params.format) ? params.duration * DEFAULTS.videoMsPerSecond : 0);
     if (params.timeout !== undefined && params.timeout > allowed) {
       throw captureErrors.invalidParameter('timeout', `Invalid parameter 'timeout': at most this capture's budget of ${allowed} ms`, `integer 1000..${allowed}`);
@@ -132,7 +134,7 @@ export class CaptureEngine {
       const uploadTo = params.upload_url === undefined ? undefined : await abortable(this.egress.checkUpload(params.upload_url), deadline.signal);
       const waitingSince = (asked = performance.now());
       const captureContext = activeContext();
-      waiting = tracer.startSpan('capture.queue', {}, captureContext);
+      waiting = tracer().startSpan('capture.queue', {}, captureContext);
       const outcome = await this.pool.run(
         deadline.signal,
         (lease) => {
