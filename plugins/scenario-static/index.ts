@@ -100,7 +100,10 @@ async function acrossNavigations<T>(ctx: CaptureContext, shoot: () => Promise<T>
         });
         return await Promise.race([shot, navigated]);
       } catch (error) {
-        if (!isNavigationRace(error) || attempt >= NAVIGATION_RETRIES) throw error;
+        const raced = isNavigationRace(error) || (isScreenshotRefusal(error) && (navigations > before || (await navigationCommits(ctx))));
+        if (!raced) throw error;
+        // A shot Chromium refused because its document went away is the page navigating too.
+        if (attempt >= NAVIGATION_RETRIES) throw isNavigationRace(error) ? error : new Error(`Not attached to an active page: the page navigated during the shot (${(error as Error).message})`);
         // Chromium can report the race before the new document commits; its `load` comes after that.
         if (navigations === before) {
           const commit = page.waitForEvent('framenavigated', { predicate: (frame) => frame === page.mainFrame(), timeout: COMMIT_WAIT_MS });
@@ -114,6 +117,27 @@ async function acrossNavigations<T>(ctx: CaptureContext, shoot: () => Promise<T>
   } finally {
     page.off('framenavigated', onNavigated);
   }
+}
+
+/** Chromium's answer to a shot it could not draw, which is also what it says when the document went away meanwhile. */
+function isScreenshotRefusal(error: unknown): boolean {
+  return error instanceof Error && /Unable to capture screenshot/i.test(error.message);
+}
+
+/** How long a refused shot waits for the navigation that may have caused it. */
+const REFUSAL_NAVIGATION_MS = 500;
+
+/** Whether the main frame navigates within a moment: Chromium may refuse the shot before it reports the navigation. */
+function navigationCommits(ctx: CaptureContext): Promise<boolean> {
+  const { page } = ctx;
+  const commit = page.waitForEvent('framenavigated', { predicate: (frame) => frame === page.mainFrame(), timeout: REFUSAL_NAVIGATION_MS });
+  return abortable(
+    commit.then(
+      () => true,
+      () => false,
+    ),
+    ctx.signal,
+  );
 }
 
 async function screenshot(ctx: CaptureContext, maxHeight: number): Promise<ImageArtifact> {
