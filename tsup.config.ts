@@ -11,6 +11,8 @@ export default defineConfig({
     'src/storage/s3-storage.ts',
     // Asynchronous captures: their own entry, so only those who use them load BullMQ.
     'src/jobs/index.ts',
+    // OTLP export for an application without an OpenTelemetry SDK of its own.
+    'src/ops/tracing.ts',
     'adapters/express.ts',
     'adapters/fastify.ts',
     'adapters/koa.ts',

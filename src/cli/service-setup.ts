@@ -35,7 +35,7 @@ export async function serviceSetup(
   const level = env.CAPTURE_LOG_LEVEL ?? 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new Error(`CAPTURE_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, not ${level}`);
   const log = consoleLogger(level as (typeof LOG_LEVELS)[number]);
-  const stopTracing = await startTracing(keys ? 'service' : 'worker', env);
+  const stopTracing = await startTracing(keys ? 'service' : 'worker');
   const readiness: ReadinessCheck[] = [];
   const closers: (() => Promise<unknown>)[] = stopTracing ? [stopTracing] : [];
   let redis: Redis | undefined;

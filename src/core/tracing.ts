@@ -1,11 +1,14 @@
-import { context, propagation, trace, SpanKind, SpanStatusCode, type Attributes, type Context, type Span, type TimeInput } from '@opentelemetry/api';
+import { context, propagation, trace, SpanKind, SpanStatusCode, type Attributes, type Context, type Span, type TimeInput, type Tracer } from '@opentelemetry/api';
 
 /**
- * The engine's spans go through OpenTelemetry's API only: they cost next to nothing and go nowhere
- * until an application registers an SDK (the CLI does when OTEL_EXPORTER_OTLP_ENDPOINT is set), and
- * then they join that application's traces.
+ * The engine's tracer. Its spans go through OpenTelemetry's API only: they cost next to nothing and
+ * go nowhere until an application registers an SDK (the CLI does when OTEL_EXPORTER_OTLP_ENDPOINT is
+ * set), and then they join that application's traces. Asked for at each use, not kept: a tracer
+ * kept from before an SDK was unregistered would never reach the next one.
  */
-export const tracer = trace.getTracer('capture-engine');
+export function tracer(): Tracer {
+  return trace.getTracer('capture-engine');
+}
 
 export { SpanKind, SpanStatusCode };
 export type { Context, Span };
@@ -24,7 +27,7 @@ export interface SpanOptions {
  */
 export async function inSpan<T>(name: string, attributes: Attributes, run: (span: Span) => Promise<T> | T, options: SpanOptions = {}): Promise<T> {
   const parent = options.parent ?? context.active();
-  const span = tracer.startSpan(name, { kind: options.kind, attributes, startTime: options.startTime }, parent);
+  const span = tracer().startSpan(name, { kind: options.kind, attributes, startTime: options.startTime }, parent);
   try {
     return await context.with(trace.setSpan(parent, span), () => run(span));
   } catch (error) {

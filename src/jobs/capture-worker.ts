@@ -53,7 +53,7 @@ export function startCaptureWorker(engine: CaptureEngine, options: CaptureWorker
   const process = async (job: Job<CaptureJobData, CaptureJobResult>, _token?: string, signal?: AbortSignal): Promise<CaptureJobResult> => {
     const startedAt = Date.now();
     // The time the job waited in the queue, inside BullMQ's span of this run.
-    tracer.startSpan('job.wait', { startTime: job.timestamp, attributes: { 'capture.id': job.id, 'job.attempt': job.attemptsMade + 1 } }).end(startedAt);
+    tracer().startSpan('job.wait', { startTime: job.timestamp, attributes: { 'capture.id': job.id, 'job.attempt': job.attemptsMade + 1 } }).end(startedAt);
     const earlier = await settlement.completed(job.id as string);
     if (earlier) return earlier;
     try {

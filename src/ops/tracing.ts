@@ -9,9 +9,11 @@ export type StopTracing = () => Promise<void>;
  * does nothing and loads nothing. The SDK packages are optional peers, loaded only here: an
  * application with its own SDK registers it itself and the engine's spans join it.
  * `OTEL_SERVICE_NAME` names the service (default `capture-engine`); each process is an instance of
- * it (`service.instance.id`), so a trace shows which machine ran which part.
+ * it (`service.instance.id`), so a trace shows which machine ran which part. Reads the process's
+ * environment, as the exporter does.
  */
-export async function startTracing(role: string, env: NodeJS.ProcessEnv = process.env): Promise<StopTracing | undefined> {
+export async function startTracing(role: string): Promise<StopTracing | undefined> {
+  const { env } = process;
   if (env.OTEL_SDK_DISABLED === 'true') return undefined;
   if (!env.OTEL_EXPORTER_OTLP_ENDPOINT && !env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return undefined;
   const missing = (error: unknown): never => {
@@ -41,5 +43,11 @@ export async function startTracing(role: string, env: NodeJS.ProcessEnv = proces
   api.context.setGlobalContextManager(new contexts.AsyncLocalStorageContextManager().enable());
   api.propagation.setGlobalPropagator(new core.W3CTraceContextPropagator());
   api.trace.setGlobalTracerProvider(provider);
-  return () => provider.shutdown();
+  return async () => {
+    await provider.shutdown();
+    // The process's globals go back to OpenTelemetry's no-op ones.
+    api.trace.disable();
+    api.context.disable();
+    api.propagation.disable();
+  };
 }
