@@ -52,9 +52,9 @@ size=$(ce image inspect --format '{{.Size}}' "$IMAGE")
 echo "  built $IMAGE in $(( $(date +%s) - start )) s, $(( size / 1000000 )) MB"
 
 echo "== image contents"
-check "no registry credentials in any layer" "! ce run --rm --entrypoint sh '$IMAGE' -c 'ls -A /root /home/capture 2>/dev/null' | grep -q npmrc"
-check "no build tools, tests or sources" "ce run --rm --entrypoint sh '$IMAGE' -c '! command -v gcc && ! command -v tsc && ! test -e /app/test && ! test -e /app/src && ! test -e /app/node_modules/typescript && ! test -e /app/node_modules/vitest'"
-check "runs as a non-root user" "[ \"\$(ce run --rm --entrypoint id '$IMAGE' -u)\" != 0 ]"
+check "no registry credentials in any layer" "! ce run --rm --no-healthcheck --entrypoint sh '$IMAGE' -c 'ls -A /root /home/capture 2>/dev/null' | grep -q npmrc"
+check "no build tools, tests or sources" "ce run --rm --no-healthcheck --entrypoint sh '$IMAGE' -c '! command -v gcc && ! command -v tsc && ! test -e /app/test && ! test -e /app/src && ! test -e /app/node_modules/typescript && ! test -e /app/node_modules/vitest'"
+check "runs as a non-root user" "[ \"\$(ce run --rm --no-healthcheck --entrypoint id '$IMAGE' -u)\" != 0 ]"
 
 echo "== page server on the host"
 host_ip=$(ip -4 route get 1.1.1.1 2>/dev/null | sed -n 's/.* src \([0-9.]*\).*/\1/p')
@@ -100,7 +100,7 @@ check "PNG of a host page: 200, PNG magic, 640x360 (got $(cat "$work/png.code"),
 check "its pixel at (10,10) is the page's red (got ${png_facts#* })" "[ '${png_facts#* }' = 255,0,0 ]"
 curl -sS -H "X-API-Key: $KEY" -o "$work/clip.mp4" -w '%{http_code}' "$api/api/v1/capture?url=$page&format=mp4&duration=2&viewport_width=640&viewport_height=360" >"$work/mp4.code"
 # ffprobe from the image itself: the host need not have ffmpeg.
-duration=$(ce run --rm -v "$work/clip.mp4:/clip.mp4:ro" --entrypoint ffprobe "$IMAGE" -v error -show_entries format=duration -of csv=p=0 /clip.mp4 2>/dev/null || echo 0)
+duration=$(ce run --rm --no-healthcheck -v "$work/clip.mp4:/clip.mp4:ro" --entrypoint ffprobe "$IMAGE" -v error -show_entries format=duration -of csv=p=0 /clip.mp4 2>/dev/null || echo 0)
 check "mp4 of a host page: 200, ftyp box, 2 s long (got $(cat "$work/mp4.code"), ${duration} s)" "[ \"\$(cat '$work/mp4.code')\" = 200 ] && [ \"\$(head -c 8 '$work/clip.mp4' | tail -c 4)\" = ftyp ] && awk 'BEGIN{exit !($duration > 1.9 && $duration < 2.1)}'"
 code=$(curl -sS -H "X-API-Key: $KEY" -o "$work/blocked.png" -w '%{http_code}' "$api/api/v1/capture?url=$page&block_ads=true&viewport_width=640&viewport_height=360")
 check "block_ads=true with the image's offline filter lists: 200 (got $code)" "[ '$code' = 200 ]"
