@@ -12,6 +12,11 @@ import { Deployment } from 'kubernetes-models/apps/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { Ingress } from 'kubernetes-models/networking.k8s.io/v1';
 import { ScaledObject, TriggerAuthentication } from '@kubernetes-models/keda/keda.sh/v1alpha1';
+import { Worker } from 'bullmq';
+import { createCaptureJobs } from '../../src/jobs/index.js';
+import { parseCaptureParams } from '../../src/core/schema/capture-params.js';
+import { startRedis } from '../helpers/redis-server.js';
+import { until } from '../helpers/wait.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -150,6 +155,43 @@ describe('Helm chart', () => {
   it('refuses what the schemas refuse: a replica count that is not a number fails validation', async () => {
     const manifests = await render({ service: { replicas: 'two' } });
     expect(() => validateAll(manifests)).toThrow(/replicas must be integer/);
+  });
+});
+
+describe("the lists KEDA counts, on a real redis-server and BullMQ", () => {
+  it('hold the queued captures (as a sorted set, counted with ZCARD) and the running ones', async () => {
+    const manifests = await render({ redis: { queueName: 'keda-check' } });
+    const triggers = (find(manifests, 'ScaledObject', 'shots-capture-engine-worker')?.spec as { triggers: Array<{ metadata: { listName: string; listLength: string } }> }).triggers;
+    const redis = await startRedis();
+    const client = redis.client();
+    // What KEDA's redis scaler reads: ZCARD for a sorted set, LLEN for a list (or a missing key).
+    const counts = async (): Promise<Record<string, number>> => {
+      const entries = await Promise.all(triggers.map(async ({ metadata: { listName } }) => [listName, (await client.type(listName)) === 'zset' ? await client.zcard(listName) : await client.llen(listName)] as const));
+      return Object.fromEntries(entries);
+    };
+    const jobs = createCaptureJobs({ connection: redis.url, queueName: 'keda-check' });
+    let release = (): void => undefined;
+    let worker: Worker | undefined;
+    try {
+      const params = parseCaptureParams({ url: 'https://example.com/' });
+      for (let i = 0; i < 3; i++) await jobs.enqueue({ params, accountId: `account-${i % 2}`, tier: 'PRO', reservedAt: Date.now() });
+      const queued = await counts();
+      // Every capture has a fair-share priority: BullMQ keeps it in `prioritized`, not in `wait`.
+      expect(queued['bull:keda-check:prioritized']).toBe(3);
+      expect(Object.values(queued).reduce((sum, count) => sum + count, 0)).toBe(3);
+      // A worker holding one capture: it moves to `active`, which keeps the worker from being scaled away.
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const { hostname: host, port } = new URL(redis.url);
+      // Connection settings rather than a client: the worker makes its own connections and closes them.
+      worker = new Worker('keda-check', () => held, { connection: { host, port: Number(port), maxRetriesPerRequest: null }, concurrency: 1 });
+      await until(async () => (await counts())['bull:keda-check:active'] === 1, 'a capture running', 10_000);
+      expect((await counts())['bull:keda-check:prioritized']).toBe(2);
+    } finally {
+      release();
+      await worker?.close();
+      await jobs.close();
+      await redis.stop();
+    }
   });
 });
 
