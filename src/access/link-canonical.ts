@@ -1,0 +1,25 @@
+// The canonical form a render link's signature covers: pure code, shared with the browser-safe client.
+
+/** The parameter that carries a link's signature; every other one is signed. */
+export const SIGNATURE_PARAM = 'signature';
+
+/**
+ * RFC 3986 percent-encoding: every byte but `A-Z a-z 0-9 - . _ ~` as `%XX` (upper case), UTF-8.
+ * `encodeURIComponent` leaves `! ' ( ) *` alone, so they are encoded here too.
+ */
+export function percentEncode(text: string): string {
+  return encodeURIComponent(text).replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/**
+ * The string a render link's signature covers: every parameter but `signature`, sorted by name
+ * (code-unit order; a repeated name keeps its values' order), each `name=value` percent-encoded
+ * as RFC 3986 says, joined with `&`. How the link itself encoded them (`+` or `%20`) does not matter.
+ */
+export function canonicalQuery(pairs: Iterable<readonly [string, string]>): string {
+  return [...pairs]
+    .filter(([name]) => name !== SIGNATURE_PARAM)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, value]) => `${percentEncode(name)}=${percentEncode(value)}`)
+    .join('&');
+}
