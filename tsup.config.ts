@@ -13,6 +13,8 @@ export default defineConfig({
     'src/jobs/index.ts',
     // OTLP export for an application without an OpenTelemetry SDK of its own.
     'src/ops/tracing.ts',
+    // The typed client: fetch and Web Crypto only, for browsers and edge runtimes too.
+    'src/client/index.ts',
     'adapters/express.ts',
     'adapters/fastify.ts',
     'adapters/koa.ts',

@@ -1,0 +1,8 @@
+// capture-engine/client: the service's HTTP interface, typed, for Node 20, browsers and edge runtimes.
+// Nothing here starts a browser or a server: it imports types and pure helpers only.
+export { CaptureClient, createCaptureClient } from './capture-client.js';
+export type { BulkRequest, CaptureClientOptions, CaptureJson, CapturedFile, CaptureRequest, QueuedBulk, QueuedCapture, RequestOptions, WaitOptions } from './capture-client.js';
+export { CaptureApiError } from './api-error.js';
+export type { RetryOptions } from './retries.js';
+export { verifyWebhook } from './web-crypto.js';
+export type { BulkStatus, CaptureJobStatus } from '../http/async-captures-port.js';
