@@ -169,6 +169,12 @@ describe('request schema', () => {
     expect(error.details).toEqual({ params });
   });
 
+  it('reads format=jpeg (any case) as jpg, and still refuses formats it does not make', () => {
+    expect(parseCaptureParams({ url: 'https://example.com', format: 'jpeg' }).format).toBe('jpg');
+    expect(parseCaptureParams({ url: 'https://example.com', format: 'JPEG' }).format).toBe('jpg');
+    expect(() => parseCaptureParams({ url: 'https://example.com', format: 'bmp' })).toThrow(expect.objectContaining({ code: 'INVALID_PARAMETER', details: expect.objectContaining({ param: 'format' }) }));
+  });
+
   it('ignores unknown parameters and prototype keys', () => {
     const raw = JSON.parse(`{"url":"${url}","__proto__":{"polluted":true},"constructor":1,"colour":"red"}`) as Record<string, unknown>;
     const params = parseCaptureParams(raw) as Record<string, unknown>;

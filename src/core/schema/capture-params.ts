@@ -21,7 +21,9 @@ interface PropertySchema {
   default?: unknown;
 }
 
-const READERS: Record<string, ((value: unknown) => unknown) | undefined> = { ...PAGE_OPTION_READERS, ...DOCUMENT_READERS, ...ACTION_READERS };
+/** `format=jpeg`, as other screenshot services and MIME types spell it, is `jpg`. */
+const readFormat = (value: unknown): unknown => (typeof value === 'string' && value.toLowerCase() === 'jpeg' ? 'jpg' : value);
+const READERS: Record<string, ((value: unknown) => unknown) | undefined> = { ...PAGE_OPTION_READERS, ...DOCUMENT_READERS, ...ACTION_READERS, format: readFormat };
 const CHECKS: Record<string, ((value: never) => string | undefined) | undefined> = { ...PAGE_OPTION_CHECKS, ...DOCUMENT_CHECKS, ...READINESS_CHECKS, ...BLOCKING_CHECKS, ...ACTION_CHECKS };
 
 const INTEGER = /^-?\d+$/;

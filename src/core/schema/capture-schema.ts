@@ -32,7 +32,7 @@ export const CaptureParamsSchema = Type.Object(
     ...DOCUMENT_PROPERTIES,
     format: Type.Enum(Object.keys(FORMATS) as CaptureFormat[], {
       default: 'png',
-      description: 'Output format: png, jpg, webp, avif images; pdf, the page printed by Chromium; mp4, webm and animated gif, videos of a scroll or record scenario.',
+      description: 'Output format: png, jpg (`jpeg` is read as jpg), webp, avif images; pdf, the page printed by Chromium; mp4, webm and animated gif, videos of a scroll or record scenario.',
     }),
     viewport_width: Type.Integer({ minimum: 100, maximum: 7680, default: DEFAULTS.viewport.width, description: 'Viewport width in px.' }),
     viewport_height: Type.Integer({ minimum: 100, maximum: 4320, default: DEFAULTS.viewport.height, description: 'Viewport height in px.' }),
