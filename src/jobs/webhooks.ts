@@ -8,7 +8,7 @@ import type { BulkStatus, CaptureJobStatus } from '../http/async-captures-port.j
 import type { WebhookJobData } from './job-data.js';
 import type { ResolvedJobsOptions } from './jobs-options.js';
 import { webhookSignature } from './webhook-signature.js';
-import { inSpan, SpanKind, traceHeaders } from '../core/tracing.js';
+import { inSpan, SpanKind, SpanStatusCode, traceHeaders } from '../core/tracing.js';
 
 /** Longest a receiver may take to answer one delivery. */
 const DELIVERY_TIMEOUT_MS = 10_000;
@@ -54,6 +54,8 @@ export function startWebhookWorker(options: ResolvedJobsOptions, connection: Red
       const status = await inSpan('webhook.deliver', { 'url.full': url.origin + url.pathname, 'capture.id': job.id, 'job.attempt': job.attemptsMade + 1 }, async (span) => {
         const answered = await post(url, job.data.body, { ...headers, ...traceHeaders() }, guard.lookupFor(url));
         span.setAttribute('http.response.status_code', answered);
+        // Anything but 2xx is retried: this delivery failed.
+        if (answered < 200 || answered >= 300) span.setStatus({ code: SpanStatusCode.ERROR, message: `webhook answered ${answered}` });
         return answered;
       }, { kind: SpanKind.CLIENT });
       if (status < 200 || status >= 300) throw new Error(`webhook answered ${status}`);
