@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1
 # capture-engine as a container: the HTTP service by default, `worker` for asynchronous captures.
 # Build: docker build -t capture-engine .
 # Registry settings enter as build secrets, mounted for the npm commands only and never in a layer
