@@ -19,6 +19,7 @@ const LAYERS = {
   ops: './src/ops',
   jobs: './src/jobs',
   client: './src/client',
+  playground: './src/playground',
   cli: ['./src/cli', './src/cli.ts'],
   root: ['./src/index.ts', './src/create-capture-engine.ts', './src/capture-engine-options.ts'],
   plugins: './plugins',
@@ -39,6 +40,7 @@ const zones = [
   onlyImports('jobs', ['core', 'egress', 'access', 'http'], "jobs run captures on an engine and speak the HTTP service's queue port; they need no concrete edge"),
   onlyImports('plugins', ['core'], 'plugins use the core and nothing else'),
   onlyImports('client', ['core', 'access', 'http'], 'the client runs in browsers: it takes types and the pure link helpers, nothing that captures or serves'),
+  onlyImports('playground', ['client'], 'the playground page runs in browsers: it speaks to the service through the typed client'),
   onlyImports('adapters', ['http'], 'adapters take the HTTP service (src/http) only'),
   forbid('root', ['cli'], 'the composition root is what the CLI builds on, never the other way round'),
   forbid('cli', ['browser', 'egress', 'plugins'], 'the CLI builds engines through the composition root (src/create-capture-engine.ts), not from their parts'),
@@ -57,6 +59,7 @@ export default tseslint.config(
   // TypeScript checks names itself; page-side callbacks use DOM names Node does not have.
   { files: ['**/*.ts'], rules: { 'no-undef': 'off' } },
   { files: ['fixtures/**/*.js'], languageOptions: { globals: { ...globals.browser } } },
+  { files: ['src/playground/**/*.ts'], languageOptions: { globals: { ...globals.browser } } },
   {
     files: ['src/**/*.ts', 'plugins/**/*.ts', 'adapters/**/*.ts'],
     plugins: { 'import-x': importX },

@@ -1,4 +1,5 @@
 import { readdirSync, existsSync } from 'node:fs';
+import { build } from 'esbuild';
 import { defineConfig } from 'tsup';
 
 const plugins = readdirSync('plugins').filter((name) => existsSync(`plugins/${name}/index.ts`));
@@ -31,4 +32,9 @@ export default defineConfig({
   external: ['express', 'fastify', 'koa', 'ioredis', 'bullmq', '@aws-sdk/client-s3', '@aws-sdk/lib-storage', '@aws-sdk/s3-request-presigner'],
   // Keep the source layout (dist/src, dist/adapters, dist/plugins/<name>) that package.json exports name.
   outExtension: () => ({ js: '.js' }),
+  // The playground's page script runs in browsers: bundled on its own, with its style, into
+  // dist/playground, which the HTTP service serves as static files.
+  onSuccess: async () => {
+    await build({ entryPoints: { playground: 'src/playground/main.ts' }, bundle: true, format: 'esm', platform: 'browser', target: 'es2022', minify: true, outdir: 'dist/playground', logLevel: 'warning' });
+  },
 });

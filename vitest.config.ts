@@ -19,6 +19,8 @@ const UNIT = [
   'test/plugins/video-units.test.ts',
   'test/adapters/disconnect.test.ts',
   'test/adapters/adapter-input.test.ts',
+  'test/playground/snippets.test.ts',
+  'test/client/link-credentials.test.ts',
 ];
 
 export default defineConfig({

@@ -1,5 +1,13 @@
 // The canonical form a render link's signature covers: pure code, shared with the browser-safe client.
 
+/**
+ * What a key of `CAPTURE_API_KEYS` signs its links with is HMAC-SHA256 of this text keyed with the
+ * key; its public id is `key_` and the base64url of the first `OPERATOR_ID_BYTES` of the key's SHA-256.
+ */
+export const OPERATOR_SECRET_CONTEXT = 'capture-engine render links';
+export const OPERATOR_ID_PREFIX = 'key_';
+export const OPERATOR_ID_BYTES = 9;
+
 /** The parameter that carries a link's signature; every other one is signed. */
 export const SIGNATURE_PARAM = 'signature';
 

@@ -17,6 +17,7 @@ interface RunningService {
   worker?: CaptureWorker;
   metricsServer?: Server;
   capturePath: string;
+  playgroundPath: string | undefined;
 }
 
 /** `capture-engine serve`: the HTTP service on its own port, until SIGTERM/SIGINT drains it. */
@@ -53,8 +54,9 @@ export async function serve(args: string[]): Promise<void> {
       .then(() => process.exit(0));
   };
   onShutdownSignal(shutdown);
-  const { capturePath, metricsServer } = await service;
+  const { capturePath, playgroundPath, metricsServer } = await service;
   process.stdout.write(`capture-engine listening on http://${host}:${port}${capturePath} (${adapter})\n`);
+  if (playgroundPath) process.stdout.write(`playground on http://${host}:${port}${playgroundPath}\n`);
   if (metricsServer) process.stdout.write(`metrics on http://${host}:${setup.metrics?.port}/metrics\n`);
 }
 
@@ -70,7 +72,7 @@ async function startService(setup: ServiceSetup, adapter: AdapterName, port: num
       setup.metrics.metrics.watch(() => engine.stats);
       metricsServer = await startMetricsServer(setup.metrics.metrics.registry, setup.metrics.port, host);
     }
-    return { server, engine, worker, metricsServer, capturePath: http.routes.capture };
+    return { server, engine, worker, metricsServer, capturePath: http.routes.capture, playgroundPath: http.routes.playground?.pages[0] };
   } catch (error) {
     await engine.close();
     throw error;

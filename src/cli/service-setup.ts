@@ -53,6 +53,8 @@ export async function serviceSetup(
   if (maxLoad !== undefined && !(Number(maxLoad) > 0)) throw new Error(`CAPTURE_READY_MAX_LOAD must be a positive number (load per core), not ${maxLoad}`);
   const httpOptions: CaptureHttpOptions = {
     healthRoutes: true,
+    // A standalone service owns its root: the playground is its front page unless turned off.
+    playground: env.CAPTURE_PLAYGROUND === 'false' ? false : 'root',
     readiness,
     log,
     uploadLimits: { fileBytes: positiveIntegerEnv('CAPTURE_UPLOAD_FILE_BYTES', env), totalBytes: positiveIntegerEnv('CAPTURE_UPLOAD_TOTAL_BYTES', env), files: positiveIntegerEnv('CAPTURE_UPLOAD_FILES', env) },

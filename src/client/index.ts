@@ -4,5 +4,5 @@ export { CaptureClient, createCaptureClient } from './capture-client.js';
 export type { BulkRequest, CaptureClientOptions, CaptureJson, CapturedFile, CaptureRequest, QueuedBulk, QueuedCapture, RequestOptions, WaitOptions } from './capture-client.js';
 export { CaptureApiError } from './api-error.js';
 export type { RetryOptions } from './retries.js';
-export { verifyWebhook } from './web-crypto.js';
+export { operatorLinkCredentials, verifyWebhook } from './web-crypto.js';
 export type { BulkStatus, CaptureJobStatus } from '../http/async-captures-port.js';

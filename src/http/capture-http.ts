@@ -1,6 +1,7 @@
 import type { CaptureEngine, CaptureOptions } from '../core/engine.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { serveFile } from './serve-file.js';
+import { servePlayground } from './playground-route.js';
 import { handleCapture } from './capture-route.js';
 import { handleRender } from './render-route.js';
 import { identify, addressOf, type Caller } from './caller.js';
@@ -137,6 +138,14 @@ export class CaptureHttp {
       if (!reading) return this.reject('file', request, query, methodNotAllowed('GET, HEAD'));
       const key = target.pathname.slice(routes.filesPrefix.length);
       return this.withPeekedLimits('file', request, query, () => serveFile(this.options.storage, key, request, method === 'HEAD'));
+    }
+    if (routes.playground && (routes.playground.pages.includes(target.pathname) || target.pathname.startsWith(routes.playground.assetsPrefix))) {
+      if (!reading) return this.reject('playground', request, query, methodNotAllowed('GET, HEAD'));
+      const ifNoneMatch = request.headers['if-none-match'];
+      return servePlayground(routes, target.pathname, method === 'HEAD', typeof ifNoneMatch === 'string' ? ifNoneMatch : undefined).then(
+        (response) => ({ route: 'playground', response }),
+        (error: unknown) => this.reject('playground', request, query, error as CaptureError),
+      );
     }
     return this.reject('other', request, query, notFound(`No route ${target.pathname}`));
   }

@@ -57,6 +57,14 @@ export interface CaptureHttpOptions {
    * @default false
    */
   healthRoutes?: boolean;
+  /**
+   * Serve the playground: a page that builds requests from the OpenAPI schema, sends them with a key
+   * the user types, previews the file and shows the same request as curl, a client call and a render
+   * link. `true` serves it at `{basePath}/playground`, `'root'` at `/` as well (what `npm start` does).
+   * Off by default, so a mounted service adds no page to an app.
+   * @default false
+   */
+  playground?: boolean | 'root';
   /** What must work for `/readyz` besides the browser (stores, Redis). @default [] */
   readiness?: ReadinessCheck[];
   /**
@@ -108,7 +116,7 @@ export function resolveHttpOptions(options: CaptureHttpOptions, engine: { storag
   const memoryBytes = options.cache?.memoryBytes ?? HTTP_DEFAULTS.cacheMemoryBytes;
   if (!(Number.isInteger(memoryBytes) && memoryBytes >= 0)) throw new TypeError(`cache.memoryBytes must be a whole number of bytes, not ${memoryBytes}`);
   return {
-    routes: routeTable(options.basePath ?? DEFAULT_BASE_PATH, options.healthRoutes ?? false),
+    routes: routeTable(options.basePath ?? DEFAULT_BASE_PATH, { health: options.healthRoutes, playground: options.playground }),
     bodyLimit: positive(options.bodyLimit ?? HTTP_DEFAULTS.bodyLimit, 'bodyLimit'),
     bulkBodyLimit: positive(options.bulkBodyLimit ?? HTTP_DEFAULTS.bulkBodyLimit, 'bulkBodyLimit'),
     uploadLimits: {

@@ -27,6 +27,11 @@ export interface RouteTable {
   readonly filesPrefix: string;
   /** `GET /healthz` and `GET /readyz`, when the service answers them. */
   readonly health: { readonly alive: string; readonly ready: string } | undefined;
+  /**
+   * The playground, when the service serves it: its page at `{basePath}/playground` (and at `/` too
+   * for a standalone service), its script and style under `{basePath}/playground/`.
+   */
+  readonly playground: { readonly pages: readonly string[]; readonly assetsPrefix: string } | undefined;
   /** Where the file stored under `key` is served. */
   fileUrl(key: string): string;
   /** Whether a path belongs to the interface; adapters pass every other path on untouched. */
@@ -37,11 +42,23 @@ export interface RouteTable {
 
 export const DEFAULT_BASE_PATH = '/api';
 
-export function routeTable(basePath: string = DEFAULT_BASE_PATH, healthRoutes = false): RouteTable {
+/** Routes a service answers besides its interface; a mounted one leaves them to its app by default. */
+export interface ExtraRoutes {
+  /** `GET /healthz` and `GET /readyz` at the root. */
+  health?: boolean;
+  /** The playground page: `true` at `{basePath}/playground`, `'root'` at `/` as well. */
+  playground?: boolean | 'root';
+}
+
+export function routeTable(basePath: string = DEFAULT_BASE_PATH, extra: ExtraRoutes = {}): RouteTable {
   const base = basePath.replace(/\/+$/, '');
   const versionPrefix = `${base}/v1/`;
   const filesPrefix = `${base}/files/`;
-  const health = healthRoutes ? { alive: '/healthz', ready: '/readyz' } : undefined;
+  const health = extra.health ? { alive: '/healthz', ready: '/readyz' } : undefined;
+  const playgroundPage = `${base}/playground`;
+  const playground = extra.playground
+    ? { pages: extra.playground === 'root' ? ['/', playgroundPage] : [playgroundPage], assetsPrefix: `${playgroundPage}/` }
+    : undefined;
   return Object.freeze({
     basePath: base,
     capture: `${versionPrefix}capture`,
@@ -55,9 +72,20 @@ export function routeTable(basePath: string = DEFAULT_BASE_PATH, healthRoutes = 
     versionPrefix,
     filesPrefix,
     health,
+    playground,
     fileUrl: (key: string) => `${filesPrefix}${key}`,
     owns: (pathname: string) =>
-      pathname.startsWith(versionPrefix) || pathname.startsWith(filesPrefix) || pathname === health?.alive || pathname === health?.ready,
-    patterns: [`${versionPrefix}capture`, `${versionPrefix}*`, `${filesPrefix}*`, ...(health ? [health.alive, health.ready] : [])],
+      pathname.startsWith(versionPrefix) ||
+      pathname.startsWith(filesPrefix) ||
+      pathname === health?.alive ||
+      pathname === health?.ready ||
+      (playground !== undefined && (playground.pages.includes(pathname) || pathname.startsWith(playground.assetsPrefix))),
+    patterns: [
+      `${versionPrefix}capture`,
+      `${versionPrefix}*`,
+      `${filesPrefix}*`,
+      ...(health ? [health.alive, health.ready] : []),
+      ...(playground ? [...playground.pages, `${playground.assetsPrefix}*`] : []),
+    ],
   });
 }

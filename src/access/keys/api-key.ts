@@ -1,5 +1,6 @@
 import { createHmac, hash, randomBytes } from 'node:crypto';
 import type { TierName } from '../tiers.js';
+import { OPERATOR_ID_BYTES, OPERATOR_ID_PREFIX, OPERATOR_SECRET_CONTEXT } from '../link-canonical.js';
 
 /** One key as every store keeps it: never the key itself, only its SHA-256. */
 export interface ApiKey {
@@ -77,7 +78,7 @@ export function newSigningSecret(): string {
  * compute it; nobody can go back from it to the key.
  */
 export function operatorSigningSecret(key: string): string {
-  return createHmac('sha256', key).update('capture-engine render links').digest('base64url');
+  return createHmac('sha256', key).update(OPERATOR_SECRET_CONTEXT).digest('base64url');
 }
 
 /**
@@ -91,7 +92,7 @@ export function operatorKey(key: string, tier: TierName, name?: string, signingS
 }
 
 function operatorKeyId(digest: string): string {
-  return `key_${Buffer.from(digest.slice(0, 18), 'hex').toString('base64url')}`;
+  return `${OPERATOR_ID_PREFIX}${Buffer.from(digest.slice(0, 2 * OPERATOR_ID_BYTES), 'hex').toString('base64url')}`;
 }
 
 /** What signs render links of a key the operator chose (`CAPTURE_API_KEYS`): its public id and derived secret. */

@@ -3,7 +3,10 @@ import { devices } from 'playwright-core';
 /** Where Playwright lists its device descriptors, the names `device` takes. */
 export const DEVICE_LIST_URL = 'https://github.com/microsoft/playwright/blob/main/packages/playwright-core/src/server/deviceDescriptorsSource.json';
 
-const BY_LOWER_CASE = new Map(Object.keys(devices).map((name) => [name.toLowerCase(), name]));
+/** Every name `device` takes, as Playwright spells it. */
+export const DEVICE_NAMES: readonly string[] = Object.keys(devices);
+
+const BY_LOWER_CASE = new Map(DEVICE_NAMES.map((name) => [name.toLowerCase(), name]));
 
 /** Playwright's descriptor of the device `name` (any case), or undefined. */
 export function deviceNamed(name: string): (typeof devices)[string] | undefined {

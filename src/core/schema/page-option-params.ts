@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { DEVICE_LIST_URL, deviceNamed } from './devices.js';
+import { DEVICE_LIST_URL, DEVICE_NAMES, deviceNamed } from './devices.js';
 
 const SELECTOR = { maxLength: 1024 };
 /** A cookie's `sameSite`, as Chromium spells it; a caller may write it in any case. */
@@ -14,6 +14,7 @@ export const PAGE_OPTION_PROPERTIES = {
     Type.String({
       minLength: 1,
       maxLength: 64,
+      examples: [...DEVICE_NAMES],
       description: `A device from Playwright's descriptors (any case), e.g. \`iPhone 15\`, \`Pixel 7\`, \`iPad Pro 11 landscape\` (list: ${DEVICE_LIST_URL}): its viewport, scale, user agent, is_mobile and has_touch, each overridden by the parameter itself.`,
     }),
   ),
