@@ -156,6 +156,18 @@ describe('the playground', () => {
     await context.close();
   });
 
+  it('previews a pdf in a frame', async () => {
+    const { context, page } = await openPlayground();
+    await page.getByLabel('API key').fill(KEY);
+    await page.getByLabel('url', { exact: true }).fill(fixtures.url('/tall'));
+    await page.getByLabel('format', { exact: true }).selectOption('pdf');
+    await submitAndWait(page, '#preview iframe');
+    await expect(page.locator('#preview iframe').getAttribute('src')).resolves.toMatch(/^blob:/);
+    expect((await previewedBytes(page)).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    await expect(page.locator('#status').textContent()).resolves.toMatch(/^200 · application\/pdf · [\d.]+ KB/);
+    await context.close();
+  });
+
   it("puts a 400's message beside the parameter it names, and the key's errors beside the key", async () => {
     const { context, page } = await openPlayground();
     await page.getByLabel('url', { exact: true }).fill(fixtures.url('/tall'));
