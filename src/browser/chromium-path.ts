@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chromium } from 'playwright-core';
+import { chromium } from '../core/playwright.js';
 
 /**
  * Chromium's headless shell (Debian's chromium-headless-shell) comes first: it draws the same pages

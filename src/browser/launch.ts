@@ -1,7 +1,8 @@
 import { chown, mkdtemp, readdir, readlink, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { chromium } from '../core/playwright.js';
 import { chromiumArgs } from './chromium-path.js';
 import type { Logger } from '../core/logger.js';
 import { allowIn, writeLauncher, type BrowserIdentity } from './browser-user.js';
