@@ -4,14 +4,13 @@ import { BLOCK_ADS_DEFAULTS } from './defaults.js';
 import { stateKey, type CaptureContext, type CapturePlugin } from '../../src/core/plugin-api.js';
 import type { Logger } from '../../src/core/logger.js';
 import { abortable, bestEffort } from '../../src/core/deadline.js';
-import { loadEngine, type PrebuiltEngine } from './engine-cache.js';
-import { applyCosmeticPass } from './cosmetic-pass.js';
-import { PageBlocking } from './page-blocking.js';
+import type { EngineSource, PrebuiltEngine } from './engine-cache.js';
+import type { PageBlocking } from './page-blocking.js';
 import { findDefaultLists } from './filter-lists.js';
 import type { CaptureParams } from '../../src/core/schema/capture-params.js';
 
 export { findDefaultLists } from './filter-lists.js';
-export { loadEngine, type PrebuiltEngine } from './engine-cache.js';
+export type { PrebuiltEngine } from './engine-cache.js';
 
 export interface BlockAdsOptions {
   /**
@@ -82,14 +81,15 @@ function listBlocking(spec: ListBlocking, options: BlockAdsOptions): CapturePlug
   /** The page's blocking, from `enable` to the cosmetic passes. */
   const BLOCKING = stateKey<PageBlocking>(spec.name);
   let engine: Promise<PlaywrightBlocker> | undefined;
-  let source: Parameters<typeof loadEngine>[0] | undefined;
+  let source: EngineSource | undefined;
   let log: Logger | undefined;
   const cosmeticBudget = options.cosmeticPassBudgetMs ?? BLOCK_ADS_DEFAULTS.cosmeticPassBudgetMs;
 
   const blocker = (): Promise<PlaywrightBlocker> => {
     if (!source) throw new Error('block-ads used before setup');
     const loading = source;
-    engine ??= loadEngine(loading).then(
+    // Ghostery's engine and its modules load with the first capture that blocks, never before.
+    engine ??= import('./engine-cache.js').then(({ loadEngine }) => loadEngine(loading)).then(
       (loaded) => {
         log?.info({ origin: loaded.origin, ms: loaded.ms }, `${spec.what} engine ready`);
         return loaded.blocker;
@@ -105,6 +105,7 @@ function listBlocking(spec: ListBlocking, options: BlockAdsOptions): CapturePlug
   const lastPass = async (ctx: CaptureContext): Promise<void> => {
     const blocking = ctx.state.get(BLOCKING);
     if (!blocking) return;
+    const { applyCosmeticPass } = await import('./cosmetic-pass.js');
     await bestEffort(() => applyCosmeticPass(blocking.blocker, ctx.page, blocking.blocked), ctx.budget(cosmeticBudget), ctx.signal);
   };
 
@@ -136,6 +137,7 @@ function listBlocking(spec: ListBlocking, options: BlockAdsOptions): CapturePlug
             ctx.warn(`${spec.what} unavailable, capturing without it`, error);
             return;
           }
+          const { PageBlocking } = await import('./page-blocking.js');
           const blocking = new PageBlocking(ctx.page, loaded);
           ctx.defer(() => blocking.disable());
           await blocking.enable(ctx.target);

@@ -2,11 +2,10 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { filterCompactRules, type CompactCMPRuleset, type Config, type IndexedCMPRuleset } from '@duckduckgo/autoconsent';
+import { STATE_KEY } from './autoconsent-state.js';
 
 const require = createRequire(import.meta.url);
 
-/** Global under which each frame keeps what its autoconsent instance reported. */
-export const STATE_KEY = '__captureEngineAutoconsent';
 
 /**
  * Opt out, never opt in; no prehiding (a prehidden banner would look absent to the settle check

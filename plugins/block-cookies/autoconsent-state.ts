@@ -1,5 +1,7 @@
 import type { Page } from 'playwright-core';
-import { STATE_KEY } from './autoconsent-script.js';
+
+/** Global under which each frame keeps what its autoconsent instance reported. */
+export const STATE_KEY = '__captureEngineAutoconsent';
 
 /** What one frame's autoconsent instance reported; times are ms since the epoch, 0 = not yet. */
 export interface FrameConsentState {

@@ -1,8 +1,7 @@
 import type { Disposable } from 'playwright-core';
 import { stateKey, type CaptureContext, type CapturePlugin } from '../../src/core/plugin-api.js';
 import { bestEffort, sleep } from '../../src/core/deadline.js';
-import { autoconsentInitScript, STATE_KEY } from './autoconsent-script.js';
-import { isSettled, readConsentStates, type FrameConsentState, type SettleTimings } from './autoconsent-state.js';
+import { isSettled, readConsentStates, STATE_KEY, type FrameConsentState, type SettleTimings } from './autoconsent-state.js';
 import type { FallbackInput } from './consent-fallback.js';
 import { runFallback, type PageReport } from './run-fallback.js';
 import { CONSENT_BUTTON_WORDS, CONSENT_WORDS, KNOWN_CMP_SELECTORS } from './cmp-selectors.js';
@@ -103,6 +102,8 @@ export function blockCookies(options: BlockCookiesOptions = {}): CapturePlugin {
         when: (params) => params.block_cookies,
         run: async (ctx) => {
           // An init script runs in every frame, iframes included, before the page's own scripts.
+          // autoconsent's rules load with the first capture that asks for them.
+          const { autoconsentInitScript } = await import('./autoconsent-script.js');
           const script: Disposable = await ctx.page.addInitScript({ content: autoconsentInitScript(ctx.target) });
           // Not awaited: commands to a page run in order, so a page used again would see it gone
           // before anything else, and the capture does not wait a round trip for a closing page.

@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import { loadSharp } from '../shared/load-sharp.js';
 import type { CapturePlugin } from '../../src/core/plugin-api.js';
 import { CaptureError } from '../../src/core/errors/catalogue.js';
 import { isImageFormat, type ImageFormat } from '../../src/core/schema/formats.js';
@@ -49,7 +49,7 @@ export function encodeImage(): CapturePlugin {
 }
 
 async function convert(input: Buffer, encoding: Encoding, params: CaptureParams): Promise<{ data: Buffer; width: number; height: number }> {
-  let image = sharp(input, { limitInputPixels: false });
+  let image = (await loadSharp())(input, { limitInputPixels: false });
   const { image_width: width, image_height: height, quality } = params;
   if (width !== undefined || height !== undefined) {
     // With one side alone the other follows the aspect ratio: a fit only means something with both.

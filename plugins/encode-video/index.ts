@@ -6,7 +6,6 @@ import { throwIfAborted } from '../../src/core/deadline.js';
 import { findFfmpeg } from './find-ffmpeg.js';
 import { isVideoFormat } from '../../src/core/schema/formats.js';
 import { ffmpegArgs, outputSize } from './ffmpeg-args.js';
-import { startFfmpeg } from './ffmpeg-process.js';
 
 export { findFfmpeg } from './find-ffmpeg.js';
 
@@ -60,6 +59,8 @@ async function encode(ctx: CaptureContext, binary: string, tempDir: string | und
 
   const file = path.join(tempDir, `${ctx.id}.${format}`);
   const args = ffmpegArgs({ format, fps: captured.fps, width: captured.width, height: captured.height, quality: ctx.params.quality, input: captured.encoding, output: file });
+  // execa is loaded by the first video only: stills never need it.
+  const { startFfmpeg } = await import('./ffmpeg-process.js');
   const ffmpeg = startFfmpeg(binary, args, file, ctx.signal);
   // Runs on success too: then the file belongs to the engine and stays.
   ctx.defer(async () => {

@@ -4,6 +4,7 @@ import type { CaptureParams } from '../../src/core/schema/capture-params.js';
 import { abortable, bestEffort } from '../../src/core/deadline.js';
 import { isNavigationRace } from '../../src/core/errors/to-capture-error.js';
 import { DEFAULTS } from '../../src/core/defaults.js';
+import { preloadSharp } from '../shared/load-sharp.js';
 import { revealLazyContent } from './reveal-lazy-content.js';
 import { settleRendering } from './settle-rendering.js';
 import { fullPage, region, scaleOf, viewport } from './take-screenshot.js';
@@ -36,6 +37,15 @@ export function staticScenario(options: StaticScenarioOptions = {}): CapturePlug
   return {
     name: 'scenario-static',
     stages: [
+      {
+        // The blank check decodes small shots with sharp. A cold process loads it once the page has
+        // loaded, while the settle step waits for the page to stay still, when Node is idle anyway.
+        name: 'load-decoder',
+        phase: 'navigate',
+        leavesContextState: false,
+        when: (params) => params.scenario === 'static' && params.format !== 'pdf',
+        run: async () => preloadSharp(),
+      },
       {
         // In the settle phase, so `delay` counts after it, like after blocking and hiding.
         name: 'reveal-lazy-content',

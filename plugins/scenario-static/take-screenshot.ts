@@ -1,5 +1,6 @@
 import type { CDPSession } from 'playwright-core';
-import sharp, { type OverlayOptions } from 'sharp';
+import type { OverlayOptions } from 'sharp';
+import { loadSharp } from '../shared/load-sharp.js';
 import type { CaptureContext, ImageArtifact } from '../../src/core/plugin-api.js';
 import type { CaptureParams } from '../../src/core/schema/capture-params.js';
 import type { ImageFormat } from '../../src/core/schema/formats.js';
@@ -149,6 +150,7 @@ function releaseResize(key: string): Promise<void> {
 
 async function stitch(tiles: OverlayOptions[], out: { width: number; height: number }, transparent: boolean, clippedFrom: number | undefined): Promise<ImageArtifact> {
   const background = transparent ? { r: 0, g: 0, b: 0, alpha: 0 } : '#ffffff';
+  const sharp = await loadSharp();
   const data = await sharp({ create: { ...out, channels: 4, background }, limitInputPixels: false })
     .composite(tiles)
     .png({ compressionLevel: 3 })

@@ -10,7 +10,8 @@ import { CORPUS, VIEWPORT, type CorpusPage } from '../../fixtures/corpus/manifes
 import { CHAT_HOSTS, TRACKER_HOSTS } from '../../fixtures/corpus/server.js';
 import { ADAPTERS, startApp, type RunningApp } from '../helpers/adapters.js';
 import { decode } from '../helpers/pixels.js';
-import { findDefaultLists, loadEngine } from '../../plugins/block-ads/index.js';
+import { findDefaultLists } from '../../plugins/block-ads/index.js';
+import { loadEngine } from '../../plugins/block-ads/engine-cache.js';
 import { colourAt, isAd, isContent, openCorpus, shoot, type Corpus } from './block-corpus.js';
 
 const withAds = CORPUS.filter((page) => page.ads.length > 0);

@@ -1,5 +1,4 @@
 import { posix } from 'node:path';
-import mime from 'mime-types';
 import type { CaptureParams } from '../schema/capture-params.js';
 import { documentPath } from '../schema/document-params.js';
 import { markdownPage } from './markdown-page.js';
@@ -32,6 +31,8 @@ export async function documentOf(params: CaptureParams): Promise<CaptureDocument
   if (params.markdown !== undefined) return served(new Map([[ENTRY, page(await markdownPage(params.markdown, params.markdown_template))]]));
   if (params.files === undefined) return undefined;
   const assets = new Map<string, DocumentAsset>();
+  // Its database of types loads with the first upload, not with every process that captures URLs.
+  const { default: mime } = await import('mime-types');
   for (const file of params.files) {
     const path = documentPath(file.name) as string;
     const type = file.type ?? (mime.contentType(posix.basename(path)) || 'application/octet-stream');

@@ -1,7 +1,6 @@
 import { request as httpRequest, type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { connect as netConnect, type Socket, type TcpNetConnectOpts } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import { SocksClient } from 'socks';
 import type { OutboundProxy } from '../../core/ports.js';
 import { bareHost } from '../host-name.js';
 import { limitConnectTime, pinnedConnectOptions } from './upstream-dial.js';
@@ -57,6 +56,8 @@ export async function tunnelThrough(session: ProxyDialContext, proxy: OutboundPr
   const socket = await dialProxy(session, proxy);
   try {
     if (proxy.url.protocol === 'socks5:') {
+      // Loaded by the first SOCKS proxy only.
+      const { SocksClient } = await import('socks');
       const { socket: tunnel } = await SocksClient.createConnection({
         proxy: { host: bareHost(proxy.url.hostname), port: Number(proxy.url.port), type: 5, userId: decodeURIComponent(proxy.url.username) || undefined, password: decodeURIComponent(proxy.url.password) || undefined },
         command: 'connect',
