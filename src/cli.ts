@@ -1,10 +1,17 @@
 #!/usr/bin/env node
 import { isCaptureError } from './core/errors/catalogue.js';
-import { serve } from './cli/serve.js';
-import { shot } from './cli/shot.js';
-import { keys } from './cli/keys.js';
-import { worker } from './cli/worker.js';
-import { link } from './cli/link.js';
+
+/**
+ * Each command loads only its own modules: `shot` is a cold start every time it runs, and has no
+ * use for the HTTP service, Redis or BullMQ that `serve` and `worker` load.
+ */
+const COMMANDS: Record<string, () => Promise<(args: string[]) => Promise<void> | void>> = {
+  serve: async () => (await import('./cli/serve.js')).serve,
+  shot: async () => (await import('./cli/shot.js')).shot,
+  keys: async () => (await import('./cli/keys.js')).keys,
+  worker: async () => (await import('./cli/worker.js')).worker,
+  link: async () => (await import('./cli/link.js')).link,
+};
 
 const USAGE = `capture-engine: screenshots and videos of web pages
 
@@ -27,11 +34,8 @@ CAPTURE_QUEUE_NAME, CAPTURE_WEBHOOK_SECRET, CAPTURE_JOB_ATTEMPTS, CAPTURE_JOB_BA
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
-  if (command === 'serve') return serve(rest);
-  if (command === 'shot') return shot(rest);
-  if (command === 'keys') return keys(rest);
-  if (command === 'worker') return worker(rest);
-  if (command === 'link') return link(rest);
+  const load = command !== undefined && Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (load) return (await load())(rest);
   process.stdout.write(`${USAGE}\n`);
   if (command !== undefined && command !== 'help' && command !== '--help') process.exitCode = 2;
 }

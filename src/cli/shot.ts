@@ -1,7 +1,6 @@
 import { createWriteStream } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import { parse as parseYaml } from 'yaml';
 import { createCaptureEngine } from '../create-capture-engine.js';
 import type { CaptureEngine } from '../core/engine.js';
 import { CaptureParamsSchema, PARAM_NAMES, allowedFor, type CaptureParams } from '../core/schema/capture-params.js';
@@ -29,7 +28,8 @@ export async function shot(args: string[]): Promise<void> {
   const { own, params } = await readFlags(args);
   if (own.help) return void process.stdout.write(`${USAGE}\n\nParameters:\n${parameterHelp()}\n`);
   const shots = own.multi !== undefined ? await readMulti(own.multi as string) : [oneShot(own, params)];
-  const engine = await createCaptureEngine(baseOptions(own['allow-private-networks'] === true, own['storage-dir'] as string | undefined));
+  // Shots run one after another: one slot, and a context warmed for the next shot only when there is one.
+  const engine = await createCaptureEngine({ ...baseOptions(own['allow-private-networks'] === true, own['storage-dir'] as string | undefined), concurrency: 1, warmContexts: shots.length > 1 ? 1 : 0 });
   try {
     for (const each of shots) await capture(engine, each);
   } finally {
@@ -56,6 +56,7 @@ function oneShot(own: Record<string, unknown>, params: Record<string, unknown>):
 
 /** Shots from a YAML (shot-scraper's `multi` format) or JSON file: a list of {output, ...parameters}. */
 async function readMulti(file: string): Promise<Shot[]> {
+  const { parse: parseYaml } = await import('yaml');
   const shots = parseYaml(await readFile(file, 'utf8')) as unknown;
   if (!Array.isArray(shots) || shots.some((each) => typeof each !== 'object' || each === null || typeof (each as Shot).output !== 'string')) {
     throw new Error(`${file}: expected a YAML or JSON list of shots, each with "output" and the capture's parameters`);
