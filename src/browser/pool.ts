@@ -52,6 +52,8 @@ export class BrowserPool implements ContextPool {
   /** Contexts closing in the background (kept ones evicted, warm ones in surplus); `close()` waits for them. */
   private readonly closingSlots = new Set<Promise<void>>();
   private warming = 0;
+  /** Captures that found no warm context while one was opening: it goes to them, in order. */
+  private readonly warmWaiters: ((slot: Slot | undefined) => void)[] = [];
   private closed = false;
   /** Aborts captures still waiting in the queue when the pool closes; running ones drain. */
   private readonly closing = new AbortController();
@@ -190,7 +192,7 @@ export class BrowserPool implements ContextPool {
     // A capture with its own proxy needs a context whose every connection leaves through it.
     const shared = wants.proxy === undefined;
     let slot = !shared || wants.reuseKey === undefined ? undefined : await this.kept?.take(wants.reuseKey, (kept) => !this.generations.isDue(kept.generation), (kept) => this.slots.dispose(kept));
-    if (shared) slot ??= this.warm.shift();
+    if (shared) slot ??= this.warm.shift() ?? (await this.nextWarming());
     while (slot && !usable(slot)) {
       await this.slots.dispose(slot);
       slot = this.warm.shift();
@@ -206,6 +208,15 @@ export class BrowserPool implements ContextPool {
     slot.uses++;
     slot.generation.captures++;
     return slot;
+  }
+
+  /**
+   * The context being warmed, when one is and no earlier capture waits for it: it is nearer to
+   * ready than one opened now, which would also slow it down (just after start, on a cold machine).
+   */
+  private nextWarming(): Promise<Slot | undefined> | undefined {
+    if (this.warming <= this.warmWaiters.length) return undefined;
+    return new Promise((resolve) => this.warmWaiters.push(resolve));
   }
 
   /** Keeps the context for the next capture with `reuseKey` when reuse allows it, else closes it. */
@@ -236,27 +247,38 @@ export class BrowserPool implements ContextPool {
    * for one. Under load every capture opens its own, which costs less: a page left waiting before
    * its first navigation cost Chromium about 90 CPU-ms more per capture than one navigated at once
    * (benchmarks/results/cpu.md). Failures only mean the next capture opens its own.
+   *
+   * One at a time: opened together, the first would be ready only when all are, and a capture
+   * arriving just after the start would wait for all of them.
    */
   private refill(): void {
-    if (this.closed) return;
+    if (this.closed || this.warming > 0) return;
     // A kept context on a retired browser would keep that browser from closing until it expires.
     this.kept?.evictUnusable();
     const wanted = this.options.warmContexts - this.active.size - this.queue.size - (this.kept?.size ?? 0);
-    while (this.warm.length + this.warming < wanted) {
-      this.warming++;
-      this.noteActivity();
-      this.slots
-        .open()
-        .then(async (slot) => {
-          if (this.closed) await this.slots.dispose(slot);
+    if (this.warm.length >= wanted) return;
+    this.warming++;
+    this.noteActivity();
+    this.slots
+      .open()
+      .then(
+        async (slot) => {
+          // A capture admitted before the pool closed still runs on it.
+          const waiter = this.warmWaiters.shift();
+          if (waiter) waiter(slot);
+          else if (this.closed) await this.slots.dispose(slot);
           else this.warm.push(slot);
-        })
-        .catch((error: unknown) => this.options.log.warn({ error: String(error) }, 'could not warm a browser context'))
-        .finally(() => {
-          this.warming--;
-          this.noteActivity();
-        });
-    }
+        },
+        (error: unknown) => {
+          this.warmWaiters.shift()?.(undefined);
+          this.options.log.warn({ error: String(error) }, 'could not warm a browser context');
+        },
+      )
+      .finally(() => {
+        this.warming--;
+        this.noteActivity();
+        this.refill();
+      });
   }
 
   /** Refuses new work, waits for running captures, closes every context and the browser. */
