@@ -44,7 +44,7 @@ const PAGE = '<!doctype html><html><head><title>cold</title></head><body style="
 const fixtures = await startFixtureServer({ '/page': html(PAGE) });
 const url = fixtures.url('/page');
 const scratch = await mkdtemp(path.join(os.tmpdir(), 'bench-cold-'));
-const env = { ...process.env, CAPTURE_CHROMIUM_PATH: shell, BENCH_HEADLESS_SHELL_PATH: shell, CAPTURE_LOG_LEVEL: 'silent' };
+const env = { ...process.env, CAPTURE_CHROMIUM_PATH: shell, BENCH_HEADLESS_SHELL_PATH: shell };
 
 const CONTENDERS = {
   floor: (out) => [path.join(here, 'floor-shot.mjs'), url, out],
