@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { chromium } from '../core/playwright.js';
+import { withFeatureSwitches } from './chromium-features.js';
 
 /**
  * Chromium's headless shell (Debian's chromium-headless-shell) comes first: it draws the same pages
@@ -61,11 +62,10 @@ export function chromiumArgs(extra: readonly string[] = [], { sandbox = process.
     '--mute-audio',
     '--hide-scrollbars',
     '--force-color-profile=srgb',
-    '--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication',
     '--proxy-bypass-list=<-loopback>',
     // WebRTC's UDP past the egress proxy: the headless shell honours only this switch (see chromium-preferences.ts).
     '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
   ];
   if (!sandbox) args.push('--no-sandbox');
-  return [...args, ...extra];
+  return withFeatureSwitches([...args, ...extra]);
 }

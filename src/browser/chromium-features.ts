@@ -1,0 +1,53 @@
+/**
+ * Chromium reads only the last `--disable-features` and the last `--enable-features` on its command
+ * line: a second switch replaces the first whole (base::CommandLine keeps one value per switch).
+ * Playwright passes its own lists before the caller's arguments, so a list of the engine's or an
+ * operator's own, passed as a second switch, used to switch Playwright's back on: HTTPS upgrades of
+ * http:// targets, paint holding, third-party storage partitioning, the fix for cross-origin
+ * redirects under request interception. So the engine passes one switch of each, holding
+ * Playwright's features, its own and the operator's.
+ *
+ * Playwright's lists as playwright-core 1.65 passes them (`chromiumSwitches`); they are not exported.
+ * test/browser/chromium-features.test.ts reads them off a browser Playwright launched and fails when
+ * they change.
+ */
+export const PLAYWRIGHT_DISABLED_FEATURES = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync',
+  'DestroyProfileOnBrowserClose',
+  'HttpsUpgrades',
+  'HttpsFirstBalancedModeAutoEnable',
+  'LensOverlay',
+  'MediaRouter',
+  'PaintHolding',
+  'ThirdPartyStoragePartitioning',
+  'AvoidCorsURLLoaderRestartOnRedirect',
+  'TcpPortRandomizationWin',
+  'OptimizationHints',
+  'NetworkTimeServiceQuerying',
+  'AimEnabled',
+  'PreconnectToSearch',
+  'msForceBrowserSignIn',
+  'msEdgeUpdateLaunchServicesPreferredVersion',
+];
+export const PLAYWRIGHT_ENABLED_FEATURES = ['CDPScreenshotNewSurface', 'SkipListAccountsWithoutGaiaCookies'];
+
+/** Nothing phones home from a capture: translation and autofill's form queries to Google's servers. */
+const ENGINE_DISABLED_FEATURES = ['Translate', 'AutofillServerCommunication'];
+
+const DISABLE = '--disable-features=';
+const ENABLE = '--enable-features=';
+
+/**
+ * `args` with every feature switch in them folded into one `--disable-features` and, when `args`
+ * enable any, one `--enable-features`, each holding Playwright's own. A feature `args` enable is
+ * taken off the disabled list.
+ */
+export function withFeatureSwitches(args: readonly string[]): string[] {
+  const listed = (prefix: string): string[] => args.filter((arg) => arg.startsWith(prefix)).flatMap((arg) => arg.slice(prefix.length).split(',')).filter(Boolean);
+  const enabled = listed(ENABLE);
+  const disabled = [...PLAYWRIGHT_DISABLED_FEATURES, ...ENGINE_DISABLED_FEATURES, ...listed(DISABLE)].filter((name) => !enabled.includes(name));
+  const rest = args.filter((arg) => !arg.startsWith(DISABLE) && !arg.startsWith(ENABLE));
+  const switches = [`${DISABLE}${[...new Set(disabled)].join(',')}`];
+  if (enabled.length > 0) switches.push(`${ENABLE}${[...new Set([...PLAYWRIGHT_ENABLED_FEATURES, ...enabled])].join(',')}`);
+  return [...rest, ...switches];
+}
