@@ -6,7 +6,6 @@ import { STATE_KEY } from './autoconsent-state.js';
 
 const require = createRequire(import.meta.url);
 
-
 /**
  * Opt out, never opt in; no prehiding (a prehidden banner would look absent to the settle check
  * while it might come back); main world, so rule snippets run in place instead of round trips.
