@@ -11,7 +11,7 @@
  * test/browser/chromium-features.test.ts reads them off a browser Playwright launched and fails when
  * they change.
  */
-export const PLAYWRIGHT_DISABLED_FEATURES = [
+const PLAYWRIGHT_DISABLED_FEATURES = [
   'AvoidUnnecessaryBeforeUnloadCheckSync',
   'DestroyProfileOnBrowserClose',
   'HttpsUpgrades',
@@ -29,7 +29,7 @@ export const PLAYWRIGHT_DISABLED_FEATURES = [
   'msForceBrowserSignIn',
   'msEdgeUpdateLaunchServicesPreferredVersion',
 ];
-export const PLAYWRIGHT_ENABLED_FEATURES = ['CDPScreenshotNewSurface', 'SkipListAccountsWithoutGaiaCookies'];
+const PLAYWRIGHT_ENABLED_FEATURES = ['CDPScreenshotNewSurface', 'SkipListAccountsWithoutGaiaCookies'];
 
 /** Nothing phones home from a capture: translation and autofill's form queries to Google's servers. */
 const ENGINE_DISABLED_FEATURES = ['Translate', 'AutofillServerCommunication'];
