@@ -38,16 +38,14 @@ const DISABLE = '--disable-features=';
 const ENABLE = '--enable-features=';
 
 /**
- * `args` with every feature switch in them folded into one `--disable-features` and, when `args`
- * enable any, one `--enable-features`, each holding Playwright's own. A feature `args` enable is
- * taken off the disabled list.
+ * `args` with every feature switch in them folded into one `--disable-features` and one
+ * `--enable-features`, each holding Playwright's own. A feature `args` enable is taken off the
+ * disabled list.
  */
 export function withFeatureSwitches(args: readonly string[]): string[] {
   const listed = (prefix: string): string[] => args.filter((arg) => arg.startsWith(prefix)).flatMap((arg) => arg.slice(prefix.length).split(',')).filter(Boolean);
   const enabled = listed(ENABLE);
   const disabled = [...PLAYWRIGHT_DISABLED_FEATURES, ...ENGINE_DISABLED_FEATURES, ...listed(DISABLE)].filter((name) => !enabled.includes(name));
   const rest = args.filter((arg) => !arg.startsWith(DISABLE) && !arg.startsWith(ENABLE));
-  const switches = [`${DISABLE}${[...new Set(disabled)].join(',')}`];
-  if (enabled.length > 0) switches.push(`${ENABLE}${[...new Set([...PLAYWRIGHT_ENABLED_FEATURES, ...enabled])].join(',')}`);
-  return [...rest, ...switches];
+  return [...rest, `${DISABLE}${[...new Set(disabled)].join(',')}`, `${ENABLE}${[...new Set([...PLAYWRIGHT_ENABLED_FEATURES, ...enabled])].join(',')}`];
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { chromium } from '../core/playwright.js';
 import { chromiumArgs } from './chromium-path.js';
+import { launchSwitches } from './launch-switches.js';
 import type { Logger } from '../core/logger.js';
 import { allowIn, writeLauncher, type BrowserIdentity } from './browser-user.js';
 import { findProcessWithArg } from './process-tree.js';
@@ -59,11 +60,9 @@ async function launchLocal(options: LaunchOptions): Promise<LaunchedBrowser> {
     const heapFlag = options.rendererHeapMb === undefined ? [] : [`--js-flags=--max-old-space-size=${options.rendererHeapMb}`];
     const persistent = await chromium.launchPersistentContext(profile, {
       executablePath: runAs ? launcher : options.executablePath,
-      args: chromiumArgs([...heapFlag, ...options.args], { sandbox }),
+      args: launchSwitches(profile, chromiumArgs([...heapFlag, ...options.args], { sandbox })),
+      ignoreDefaultArgs: true,
       chromiumSandbox: sandbox,
-      // Playwright turns off Chromium's throttling of pages that flood the browser with messages
-      // (history.pushState or location.hash in a loop): one such page then stalled every capture.
-      ignoreDefaultArgs: ['--disable-ipc-flooding-protection'],
       // Playwright's own scratch folder (downloads, traces), inside the profile so that it goes with
       // it, also when a killed process leaves both behind for the next start to remove.
       ...({ artifactsDir: path.join(profile, ARTIFACTS_DIR) } as object),
@@ -76,8 +75,6 @@ async function launchLocal(options: LaunchOptions): Promise<LaunchedBrowser> {
     });
     const browser = persistent.browser();
     if (!browser) throw new Error('Chromium started without a browser handle');
-    // Captures run in contexts of their own: the profile's first tab would only hold a renderer.
-    await Promise.all(persistent.pages().map((page) => page.close()));
     return { browser, dispose, pid: findProcessWithArg(`--user-data-dir=${profile}`) };
   } catch (error) {
     await dispose();

@@ -8,9 +8,10 @@ import { findChromium } from '../../src/browser/chromium-path.js';
 import { createTestEngine } from '../helpers/engine.js';
 
 /**
- * Chromium keeps only the last `--disable-features` and `--enable-features` of its command line.
- * These read the switches off the running browsers' command lines in /proc: what Playwright passes
- * on its own, and what reaches the engine's browser.
+ * The engine gives Chromium its whole command line (Playwright's switches with its own), and
+ * Chromium keeps only the last `--disable-features` and `--enable-features` of it. These read the
+ * switches off the running browsers' command lines in /proc: what Playwright passes on its own,
+ * and what reaches the engine's browser.
  */
 const tempDir = mkdtempSync(path.join(os.tmpdir(), 'chromium-features-'));
 afterAll(async () => rm(tempDir, { recursive: true, force: true }));
@@ -34,8 +35,14 @@ function effective(args: string[], prefix: '--disable-features=' | '--enable-fea
   return args.filter((arg) => arg.startsWith(prefix)).at(-1)?.slice(prefix.length).split(',') ?? [];
 }
 
-describe.runIf(process.platform === 'linux')('the feature switches Chromium gets', () => {
-  it("keep every feature Playwright turns off and on, the engine's own, and the operator's", async () => {
+/**
+ * Playwright's switches the engine leaves out or decides itself: the persistent profile's first
+ * tab, the flooding guard, the sandbox, the profile's path and the feature lists (merged above).
+ */
+const NOT_KEPT = [/^about:blank$/, /^--disable-ipc-flooding-protection$/, /^--no-sandbox$/, /^--(user-data-dir|disable-features|enable-features)=/];
+
+describe.runIf(process.platform === 'linux')('the switches Chromium gets', () => {
+  it("keep Playwright's switches and every feature it turns off and on, the engine's own, and the operator's", async () => {
     const playwrightProfile = path.join(tempDir, 'playwright');
     const launched = await chromium.launchPersistentContext(playwrightProfile, { executablePath: findChromium(), args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] });
     const playwrights = browserCommandLine(playwrightProfile);
@@ -55,6 +62,13 @@ describe.runIf(process.platform === 'linux')('the feature switches Chromium gets
       expect(enabled).toEqual(expect.arrayContaining([...playwrightEnabled, 'PaintHolding', 'WebMCPTesting']));
       // What the operator turns on comes off the list of features turned off.
       expect(disabled).not.toContain('PaintHolding');
+      // Every other switch of Playwright's holds (a change fails here: update src/browser/launch-switches.ts).
+      const playwrightSwitches = playwrights.slice(1).filter((arg) => !NOT_KEPT.some((pattern) => pattern.test(arg)));
+      expect(playwrightSwitches).toContain('--headless');
+      expect(engines).toEqual(expect.arrayContaining(playwrightSwitches));
+      // Chromium starts without a tab: a capture's context opens the first one.
+      expect(engines).toContain('--no-startup-window');
+      expect(engines).not.toContain('about:blank');
     } finally {
       await engine.close();
     }
