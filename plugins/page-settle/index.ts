@@ -1,9 +1,10 @@
-import type { Page, Request } from 'playwright-core';
+import type { CDPSession, Request } from 'playwright-core';
 import type { CaptureContext, CapturePlugin } from '../../src/core/plugin-api.js';
 import { stateKey } from '../../src/core/capture-state.js';
 import { abortable, bestEffort, sleep } from '../../src/core/deadline.js';
 import { LAST_CHANGE_KEY, type PageChangeRecord } from '../../src/core/page-changes.js';
 import { recordWait } from '../../src/core/page-wait.js';
+import { evaluateInPage } from '../shared/evaluate-in-page.js';
 
 /** How long the page must stay still (no request, no DOM change, no layout shift) to count as settled. */
 const QUIET_MS = 50;
@@ -54,7 +55,7 @@ export function pageSettle(): CapturePlugin {
           const budget = ctx.budget(SETTLE_MAX_MS);
           const started = performance.now();
           let settled = false;
-          await bestEffort(async (signal) => void (settled = await settle(ctx.page, loads, budget, signal)), budget + 250, ctx.signal);
+          await bestEffort(async (signal) => void (settled = await settle(ctx.cdp, loads, budget, signal)), budget + 250, ctx.signal);
           recordWait(ctx, 'settle', settled ? 'met' : 'ran_out', started);
           if (!settled && ctx.params.best_effort) ctx.incomplete.push('settle');
         },
@@ -97,10 +98,10 @@ function networkQuiet(loads: Loads): boolean {
  * Watches the page until it is still (in the page) while the network is quiet (here): both at
  * once, so that a page at rest pays one quiet window at most. True when it settled within `budgetMs`.
  */
-async function settle(page: Page, loads: Loads, budgetMs: number, signal: AbortSignal): Promise<boolean> {
+async function settle(cdp: CDPSession, loads: Loads, budgetMs: number, signal: AbortSignal): Promise<boolean> {
   const endsAt = performance.now() + budgetMs;
   for (;;) {
-    const still = await abortable(page.evaluate(pageIsStill, { quietMs: QUIET_MS, maxMs: Math.max(0, endsAt - performance.now()), key: LAST_CHANGE_KEY }), signal);
+    const still = await abortable(evaluateInPage(cdp, pageIsStill, { quietMs: QUIET_MS, maxMs: Math.max(0, endsAt - performance.now()), key: LAST_CHANGE_KEY }), signal);
     if (!still) return false;
     if (networkQuiet(loads)) return true;
     // Loads are still going: wait for them, then watch the page again (they may change it).

@@ -67,7 +67,7 @@ export function staticScenario(options: StaticScenarioOptions = {}): CapturePlug
         when: (params) => params.scenario === 'static',
         run: async (ctx) => {
           const settleMs = ctx.budget(RENDER_SETTLE_MS);
-          await bestEffort(() => settleRendering(ctx.page, settleMs, { frame: ctx.params.format !== 'pdf' }), settleMs + 250, ctx.signal);
+          await bestEffort(() => settleRendering(ctx.cdp, settleMs, { frame: ctx.params.format !== 'pdf' }), settleMs + 250, ctx.signal);
           // A printed document is the finished file: no encoder follows.
           if (ctx.params.format === 'pdf') ctx.output = await acrossNavigations(ctx, () => printPdf(ctx));
           else ctx.captured = await acrossNavigations(ctx, () => screenshot(ctx, maxHeightFor(ctx.params)));

@@ -1,4 +1,5 @@
-import type { Page } from 'playwright-core';
+import type { CDPSession } from 'playwright-core';
+import { evaluateInPage } from '../shared/evaluate-in-page.js';
 
 /**
  * Lets the page finish drawing before the shot: web fonts loaded (`document.fonts.ready`) and one
@@ -10,8 +11,9 @@ import type { Page } from 'playwright-core';
  * A PDF waits for the fonts only: printing lays the page out again for paper, and a frame drawn
  * for the screen first was a sixth of the CPU of printing a 3-page invoice (benchmarks/results/documents.md).
  */
-export async function settleRendering(page: Page, budgetMs: number, { frame }: { frame: boolean }): Promise<void> {
-  await page.evaluate(
+export async function settleRendering(cdp: CDPSession, budgetMs: number, { frame }: { frame: boolean }): Promise<void> {
+  await evaluateInPage(
+    cdp,
     async ([budget, waitForFrame]) => {
       const settled = (async () => {
         void document.documentElement.offsetHeight;
