@@ -3,12 +3,16 @@
 // function or a freshly scaled worker pays it, against the floor: a seven-line Playwright script
 // (launch, newPage, goto, screenshot, close) on the same Chromium binary, the headless shell.
 //
-//   node benchmarks/cold-start/cold-start.js [--rounds=7]
+//   node benchmarks/cold-start/cold-start.js [--rounds=7] [--baseline=<another checkout>]
 //   (from benchmarks/: npm run cold-start)
 //
-// Environment equivalents: BENCH_ROUNDS; BENCH_HEADLESS_SHELL_PATH (default Debian's
-// /usr/lib/chromium/chromium-headless-shell) is the binary of all three. Tables to stdout,
-// progress to stderr. `npm run build` first.
+// Environment equivalents: BENCH_ROUNDS, BENCH_BASELINE; BENCH_HEADLESS_SHELL_PATH (default
+// Debian's /usr/lib/chromium/chromium-headless-shell) is the binary of every contender. Tables to
+// stdout, progress to stderr. `npm run build` first (in the baseline's checkout too).
+//
+// `--baseline` adds `cli-baseline` and `library-baseline`, the same two runs on the build of
+// another checkout (an earlier commit, its own `npm run build`): before and after in the same
+// interleaved rounds, where two runs of the suite apart differ by more than most changes.
 //
 // Method: a page server with a small page; each round runs, in an order that rotates from round
 // to round, (1) `node floor-shot.mjs`, (2) `node dist/src/cli.js shot <url> -o <file> --width 1280
@@ -29,12 +33,14 @@ import { html, startFixtureServer } from '../lib/fixture-server.js';
 import { median, rotate } from '../lib/stats.js';
 import { markdownTable } from '../lib/tables.js';
 
-const opts = readOptions(import.meta.url, { rounds: { env: 'BENCH_ROUNDS' } });
+const opts = readOptions(import.meta.url, { rounds: { env: 'BENCH_ROUNDS' }, baseline: { env: 'BENCH_BASELINE' } });
 const rounds = Math.max(5, opts.number('rounds', 7));
+const baseline = opts.text('baseline');
 const shell = process.env.BENCH_HEADLESS_SHELL_PATH ?? '/usr/lib/chromium/chromium-headless-shell';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const log = (...a) => console.error(...a);
-const notBuilt = missing();
+const baselineEntry = baseline && path.resolve(baseline, 'dist/src/index.js');
+const notBuilt = missing() ?? (baselineEntry && missing(baselineEntry));
 if (notBuilt) {
   log(notBuilt);
   process.exit(1);
@@ -46,10 +52,16 @@ const url = fixtures.url('/page');
 const scratch = await mkdtemp(path.join(os.tmpdir(), 'bench-cold-'));
 const env = { ...process.env, CAPTURE_CHROMIUM_PATH: shell, BENCH_HEADLESS_SHELL_PATH: shell };
 
+/** The CLI and the library of the build under `root`. */
+const engineRuns = (root, entry) => ({
+  cli: (out) => [path.join(root, 'dist/src/cli.js'), 'shot', url, '-o', out, '--width', '1280', '--height', '720', '--allow-private-networks'],
+  library: (out) => [path.join(here, 'library-shot.mjs'), pathToFileURL(entry).href, url, out],
+});
+const baselineRuns = baseline ? engineRuns(path.resolve(baseline), baselineEntry) : undefined;
 const CONTENDERS = {
   floor: (out) => [path.join(here, 'floor-shot.mjs'), url, out],
-  cli: (out) => [path.join(ROOT, 'dist/src/cli.js'), 'shot', url, '-o', out, '--width', '1280', '--height', '720', '--allow-private-networks'],
-  library: (out) => [path.join(here, 'library-shot.mjs'), pathToFileURL(ENGINE_ENTRY).href, url, out],
+  ...engineRuns(ROOT, ENGINE_ENTRY),
+  ...(baselineRuns ? { 'cli-baseline': baselineRuns.cli, 'library-baseline': baselineRuns.library } : {}),
 };
 
 /** Runs a contender once: wall ms from spawn to exit, and what it printed. */
@@ -86,7 +98,7 @@ try {
       const { ms, stdout } = await runOnce(name, out);
       await checkPng(out);
       samples[name].push(ms);
-      if (name === 'library') inside.push(JSON.parse(stdout.trim().split('\n').at(-1)));
+      if (name.startsWith('library')) inside.push({ name, ...JSON.parse(stdout.trim().split('\n').at(-1)) });
       log(`round ${round + 1}/${rounds} ${name}: ${Math.round(ms)} ms`);
     }
   }
@@ -104,19 +116,24 @@ console.log(
     names.map((name) => [name, fmt(median(samples[name])), fmt(Math.min(...samples[name])), fmt(Math.max(...samples[name])), (median(samples[name]) / floor).toFixed(2)]),
   ),
 );
-const step = (key) => median(inside.map((run) => run.marks[key]));
-console.log('\n## The library\'s cold path, from inside (median ms since the process started)\n');
+const libraries = names.filter((name) => name.startsWith('library'));
+const runsOf = (name) => inside.filter((run) => run.name === name);
+const step = (name, key) => median(runsOf(name).map((run) => run.marks[key]));
+const STEPS = [
+  ['node started, script running', 'start'],
+  ['import capture-engine', 'imported'],
+  ['createCaptureEngine() (egress guard, browser launch, warm contexts)', 'created'],
+  ['first capture', 'captured'],
+  ['close()', 'closed'],
+];
+console.log('\n## The library\'s cold path, from inside (median ms since the process started: done at / took)\n');
 console.log(
   markdownTable(
-    ['step', 'done at', 'took'],
-    [
-      ['node started, script running', fmt(step('start')), fmt(step('start'))],
-      ['import capture-engine', fmt(step('imported')), fmt(step('imported') - step('start'))],
-      ['createCaptureEngine() (egress guard, browser launch, warm contexts)', fmt(step('created')), fmt(step('created') - step('imported'))],
-      ['first capture', fmt(step('captured')), fmt(step('captured') - step('created'))],
-      ['close()', fmt(step('closed')), fmt(step('closed') - step('captured'))],
-    ],
+    ['step', ...libraries],
+    STEPS.map(([label, key], i) => [label, ...libraries.map((name) => `${fmt(step(name, key))} / ${fmt(step(name, key) - (i === 0 ? 0 : step(name, STEPS[i - 1][1])))}`)]),
   ),
 );
-const phases = Object.keys(inside[0]?.phases ?? {});
-console.log('\nThe first capture\'s phases (median ms): ' + phases.map((phase) => `${phase} ${median(inside.map((run) => run.phases[phase])).toFixed(1)}`).join(', '));
+for (const name of libraries) {
+  const phases = Object.keys(runsOf(name)[0]?.phases ?? {});
+  console.log(`\nThe first capture's phases, ${name} (median ms): ` + phases.map((phase) => `${phase} ${median(runsOf(name).map((run) => run.phases[phase])).toFixed(1)}`).join(', '));
+}
