@@ -26,7 +26,8 @@ export async function isBlankImage(data: Buffer): Promise<boolean> {
 /**
  * Takes a shot and, when it came out one colour although the page has text or media to show
  * (Chromium now and then returns a frame from before the first paint), takes it once more after
- * two animation frames. A page that really is one colour costs one small decode.
+ * two animation frames. A page that really is one colour costs one small decode. A viewport shot
+ * of a document that had painted content before it is not checked (take-screenshot.ts).
  */
 export async function shootUnlessBlank(page: Page, shoot: () => Promise<Buffer>): Promise<Buffer> {
   const first = await shoot();

@@ -4,7 +4,6 @@ import type { CaptureParams } from '../../src/core/schema/capture-params.js';
 import { abortable, bestEffort } from '../../src/core/deadline.js';
 import { isNavigationRace } from '../../src/core/errors/to-capture-error.js';
 import { DEFAULTS } from '../../src/core/defaults.js';
-import { preloadSharp } from '../shared/load-sharp.js';
 import { revealLazyContent } from './reveal-lazy-content.js';
 import { settleRendering } from './settle-rendering.js';
 import { fullPage, region, scaleOf, viewport } from './take-screenshot.js';
@@ -38,15 +37,6 @@ export function staticScenario(options: StaticScenarioOptions = {}): CapturePlug
     name: 'scenario-static',
     stages: [
       {
-        // The blank check decodes small shots with sharp. A cold process loads it once the page has
-        // loaded, while the settle step waits for the page to stay still, when Node is idle anyway.
-        name: 'load-decoder',
-        phase: 'navigate',
-        leavesContextState: false,
-        when: (params) => params.scenario === 'static' && params.format !== 'pdf',
-        run: async () => preloadSharp(),
-      },
-      {
         // In the settle phase, so `delay` counts after it, like after blocking and hiding.
         name: 'reveal-lazy-content',
         phase: 'settle',
@@ -67,10 +57,18 @@ export function staticScenario(options: StaticScenarioOptions = {}): CapturePlug
         when: (params) => params.scenario === 'static',
         run: async (ctx) => {
           const settleMs = ctx.budget(RENDER_SETTLE_MS);
-          await bestEffort(() => settleRendering(ctx.cdp, settleMs, { frame: ctx.params.format !== 'pdf' }), settleMs + 250, ctx.signal);
+          let painted = false;
+          await bestEffort(async () => void (painted = await settleRendering(ctx.cdp, settleMs, { frame: ctx.params.format !== 'pdf' })), settleMs + 250, ctx.signal);
           // A printed document is the finished file: no encoder follows.
           if (ctx.params.format === 'pdf') ctx.output = await acrossNavigations(ctx, () => printPdf(ctx));
-          else ctx.captured = await acrossNavigations(ctx, () => screenshot(ctx, maxHeightFor(ctx.params)));
+          else {
+            ctx.captured = await acrossNavigations(ctx, () => {
+              // What was painted is known of the first document only: a shot taken again after a navigation is checked.
+              const known = painted;
+              painted = false;
+              return screenshot(ctx, maxHeightFor(ctx.params), known);
+            });
+          }
         },
       },
     ],
@@ -150,9 +148,10 @@ function navigationCommits(ctx: CaptureContext): Promise<boolean> {
   );
 }
 
-async function screenshot(ctx: CaptureContext, maxHeight: number): Promise<ImageArtifact> {
+/** `painted`: the document had presented content before the shot (see `settleRendering`). */
+async function screenshot(ctx: CaptureContext, maxHeight: number, painted: boolean): Promise<ImageArtifact> {
   if (ctx.params.omit_background) await ctx.cdp.send('Emulation.setDefaultBackgroundColorOverride', { color: { r: 0, g: 0, b: 0, a: 0 } });
   if (ctx.params.full_page) return fullPage(ctx, maxHeight);
   if (ctx.params.selector !== undefined || ctx.params.clip_x !== undefined) return region(ctx);
-  return viewport(ctx);
+  return viewport(ctx, painted);
 }

@@ -10,9 +10,11 @@ import { evaluateInPage } from '../shared/evaluate-in-page.js';
  * (benchmarks/results/cpu.md: the two frames that used to start this wait were a tenth of a capture).
  * A PDF waits for the fonts only: printing lays the page out again for paper, and a frame drawn
  * for the screen first was a sixth of the CPU of printing a 3-page invoice (benchmarks/results/documents.md).
+ * True when, by then, the document has presented content (Paint Timing's `first-contentful-paint`):
+ * a shot taken after that is not the frame from before the first paint that the blank check is for.
  */
-export async function settleRendering(cdp: CDPSession, budgetMs: number, { frame }: { frame: boolean }): Promise<void> {
-  await evaluateInPage(
+export async function settleRendering(cdp: CDPSession, budgetMs: number, { frame }: { frame: boolean }): Promise<boolean> {
+  return evaluateInPage(
     cdp,
     async ([budget, waitForFrame]) => {
       const settled = (async () => {
@@ -21,6 +23,7 @@ export async function settleRendering(cdp: CDPSession, budgetMs: number, { frame
         if (waitForFrame) await new Promise((resolve) => requestAnimationFrame(resolve));
       })();
       await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, budget))]);
+      return performance.getEntriesByName('first-contentful-paint').length > 0;
     },
     [budgetMs, frame] as const,
   );

@@ -44,9 +44,10 @@ async function shoot(cdp: CDPSession, encoding: { format: CdpFormat; quality?: n
   return Buffer.from(data, 'base64');
 }
 
-export async function viewport(ctx: CaptureContext): Promise<ImageArtifact> {
+/** The viewport; `painted`: the document had presented content before the shot, which needs no blank check. */
+export async function viewport(ctx: CaptureContext, painted: boolean): Promise<ImageArtifact> {
   const encoding = encodingFor(ctx);
-  const data = await shootUnlessBlank(ctx.page, () => shoot(ctx.cdp, encoding));
+  const data = painted ? await shoot(ctx.cdp, encoding) : await shootUnlessBlank(ctx.page, () => shoot(ctx.cdp, encoding));
   if (data.length === 0) throw new Error('Chromium returned an empty screenshot');
   const scale = scaleOf(ctx.params);
   return { kind: 'image', data, encoding: encoding.format, width: Math.round(ctx.params.viewport_width * scale), height: Math.round(ctx.params.viewport_height * scale) };
