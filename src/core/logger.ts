@@ -1,5 +1,9 @@
 import { writeSync } from 'node:fs';
-import pino from 'pino';
+import { createRequire } from 'node:module';
+import type Pino from 'pino';
+
+/** pino, loaded with `require`: it is CommonJS, which an ES `import` makes Node scan for its export names first (benchmarks/cold-start). */
+const pino = createRequire(import.meta.url)('pino') as typeof Pino;
 
 /**
  * The logger port: the shape of pino's `logger.info(fields, message)`, so an application's pino
