@@ -1,4 +1,9 @@
-import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type * as RateLimiterFlexible from 'rate-limiter-flexible';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { lazyRequire } from '../core/lazy-require.js';
+
+/** rate-limiter-flexible, loaded when the first limiter is made (about 20 ms of a cold start). */
+export const rateLimiterFlexible = lazyRequire<typeof RateLimiterFlexible>('rate-limiter-flexible');
 
 /**
  * Where rate limits and quotas are counted: a factory of rate-limiter-flexible limiters. The memory
@@ -32,7 +37,7 @@ export function memoryLimiterStore(): LimiterStore {
   return {
     name: 'memory',
     create: ({ keyPrefix, points, durationSec }) =>
-      new RateLimiterMemory({ keyPrefix, points, duration: durationSec > LONGEST_MEMORY_TIMER_SEC ? 0 : durationSec }),
+      new (rateLimiterFlexible().RateLimiterMemory)({ keyPrefix, points, duration: durationSec > LONGEST_MEMORY_TIMER_SEC ? 0 : durationSec }),
   };
 }
 
@@ -41,7 +46,7 @@ export function redisLimiterStore(client: unknown, options: { useRedisPackage?: 
   return {
     name: 'redis',
     create: ({ keyPrefix, points, durationSec, refuseFromMemoryWhenOver }) =>
-      new RateLimiterRedis({
+      new (rateLimiterFlexible().RateLimiterRedis)({
         storeClient: client,
         useRedisPackage: options.useRedisPackage,
         keyPrefix: `capture-engine:${keyPrefix}`,

@@ -1,6 +1,6 @@
-import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import { resolveTiers, TIER_NAMES, type TierLimits, type TierName, type Tiers } from './tiers.js';
-import { memoryLimiterStore, type LimiterStore } from './limiter-store.js';
+import { memoryLimiterStore, rateLimiterFlexible, type LimiterStore } from './limiter-store.js';
 import { addressKey } from './address-key.js';
 
 /** One window of a limit as the headers show it. `resetMs` is Unix time in milliseconds. */
@@ -116,7 +116,7 @@ async function consume(limiter: RateLimiterAbstract, key: string, points = 1): P
   try {
     return { allowed: true, res: await limiter.consume(key, points) };
   } catch (rejection) {
-    if (rejection instanceof RateLimiterRes) return { allowed: false, res: rejection };
+    if (rejection instanceof rateLimiterFlexible().RateLimiterRes) return { allowed: false, res: rejection };
     throw rejection;
   }
 }

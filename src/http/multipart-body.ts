@@ -1,8 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { finished } from 'node:stream';
-import busboy from 'busboy';
-import mime from 'mime-types';
+import type Busboy from 'busboy';
 import { captureErrors } from '../core/errors/factories.js';
+import { lazyRequire } from '../core/lazy-require.js';
+import { mimeTypes } from '../core/document/mime-types.js';
 import { CaptureError } from '../core/errors/catalogue.js';
 import type { HttpRequest } from './http-types.js';
 import { payloadTooLarge } from './http-errors.js';
@@ -19,6 +20,9 @@ export interface UploadLimits {
 }
 
 export const UPLOAD_DEFAULTS: UploadLimits = Object.freeze({ fileBytes: 10 * 1024 * 1024, totalBytes: 50 * 1024 * 1024, files: 100 });
+
+/** Loaded at the first upload. */
+const busboy = lazyRequire<typeof Busboy>('busboy');
 
 /** Fields besides files (capture parameters); far more than the schema has. */
 const MOST_FIELDS = 500;
@@ -37,9 +41,9 @@ export function readMultipartParams(request: HttpRequest, limits: UploadLimits):
     const files: { name: string; content: Buffer; type?: string }[] = [];
     let refusal: CaptureError | undefined;
     let total = 0;
-    let parser: busboy.Busboy;
+    let parser: Busboy.Busboy;
     try {
-      parser = busboy({
+      parser = busboy()({
         headers: request.headers as IncomingHttpHeaders,
         preservePath: true,
         limits: { fileSize: limits.fileBytes, fieldSize: limits.fileBytes, files: limits.files, fields: MOST_FIELDS },
@@ -69,7 +73,7 @@ export function readMultipartParams(request: HttpRequest, limits: UploadLimits):
       file.on('error', () => undefined);
       file.on('end', () => {
         // A type from the name is more reliable than what clients send (often application/octet-stream).
-        if (refusal === undefined) files.push({ name, content: Buffer.concat(chunks), ...(mime.lookup(name) ? {} : { type: info.mimeType }) });
+        if (refusal === undefined) files.push({ name, content: Buffer.concat(chunks), ...(mimeTypes().lookup(name) ? {} : { type: info.mimeType }) });
       });
     });
     parser.on('field', (name, value, info) => {

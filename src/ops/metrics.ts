@@ -1,4 +1,6 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type * as PromClient from 'prom-client';
+import type { Registry } from 'prom-client';
+import { lazyRequire } from '../core/lazy-require.js';
 import type { CaptureObserver, PoolStats } from '../core/ports.js';
 import type { AnsweredRequest, HttpObserver } from '../http/http-observer.js';
 
@@ -22,7 +24,11 @@ const PHASE_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 
  * `capture_browser_restarts_total`, `capture_renderers_killed_total{reason}`, `capture_browser_memory_bytes`,
  * `capture_limiter_rejections_total{reason}`, `capture_bytes_total`.
  */
+/** prom-client, loaded when metrics are first made: about 40 ms of a cold start that has none. */
+const promClient = lazyRequire<typeof PromClient>('prom-client');
+
 export function createCaptureMetrics(options: { registry?: Registry; defaultMetrics?: boolean } = {}): CaptureMetrics {
+  const { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } = promClient();
   const registry = options.registry ?? new Registry();
   if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
   const requests = new Counter({ name: 'capture_requests_total', help: 'Capture requests answered, by catalogue code (OK for success), format and scenario', labelNames: ['code', 'format', 'scenario'], registers: [registry] });

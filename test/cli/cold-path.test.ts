@@ -9,9 +9,10 @@ import { BUILT_CLI, isBuilt } from '../helpers/built-service.js';
 import { decode } from '../helpers/pixels.js';
 
 /**
- * What a cold `capture-engine shot` loads: only what its capture uses (issue 31). Each run records
- * every module its process loaded, ES modules through a loader hook and CommonJS ones from
- * `require.cache` at exit, so a static import that slips back onto the cold path fails here.
+ * What a cold `capture-engine shot`, or an import of the library, loads: only what is used (issue
+ * 31). Each run records every module its process loaded, ES modules through a loader hook and
+ * CommonJS ones from `require.cache` at exit, so a static import that slips back onto the cold path
+ * fails here.
  */
 let fixtures: FixtureServer;
 let scratch: string;
@@ -57,12 +58,25 @@ afterAll(async () => {
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
+/** Packages `import('capture-engine')` must not load: the HTTP service's, loaded when first used. */
+const NOT_ON_THE_LIBRARY_IMPORT = {
+  'prom-client': 'createCaptureMetrics',
+  'rate-limiter-flexible': 'rate limits and quotas',
+  busboy: 'uploads',
+  'mime-types': 'uploads and files',
+};
+
 /** Runs `shot` in a fresh process; resolves with the packages it loaded (by name) and its output. */
 function shot(name: string, args: string[]): Promise<{ packages: Set<string>; files: string[]; out: string; code: number | null }> {
+  return recorded(name, [BUILT_CLI, 'shot', ...args]);
+}
+
+/** Runs node with `args` in a fresh process that records what it loads. */
+function recorded(name: string, args: string[]): Promise<{ packages: Set<string>; files: string[]; out: string; code: number | null }> {
   const log = path.join(scratch, `${name}.log`);
   writeFileSync(log, '');
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--require', recorder, BUILT_CLI, 'shot', ...args], {
+    const child = spawn(process.execPath, ['--require', recorder, ...args], {
       env: { ...process.env, LOADED_LOG: log, CAPTURE_LOG_LEVEL: 'silent' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -77,7 +91,7 @@ function shot(name: string, args: string[]): Promise<{ packages: Set<string>; fi
   });
 }
 
-describe.skipIf(!isBuilt())('the cold path of capture-engine shot', () => {
+describe.skipIf(!isBuilt())('the cold path of capture-engine shot and of the library', () => {
   it('loads none of the modules a plain screenshot does not use, and Playwright through require', async () => {
     const output = path.join(scratch, 'plain.png');
     const run = await shot('plain', [fixtures.url('/status?code=200'), '-o', output, '--width', '320', '--height', '200', '--allow-private-networks']);
@@ -92,6 +106,14 @@ describe.skipIf(!isBuilt())('the cold path of capture-engine shot', () => {
     for (const [name, usedBy] of Object.entries(NOT_ON_THE_COLD_PATH)) expect(run.packages.has(name), `${name} (for ${usedBy}) was loaded`).toBe(false);
     // An ES import of playwright-core goes through its index.mjs, which makes Node scan the whole bundle.
     expect(run.files.filter((url) => url.includes('/playwright-core/index.mjs'))).toEqual([]);
+  });
+
+  it("imports the library without the HTTP service's packages", async () => {
+    const entry = pathToFileURL(BUILT_CLI.replace(/cli\.js$/, 'index.js')).href;
+    const run = await recorded('library', ['--input-type=module', '-e', `const { createCaptureEngine } = await import(${JSON.stringify(entry)}); if (typeof createCaptureEngine !== 'function') process.exit(3);`]);
+    expect(run.code, run.out).toBe(0);
+    expect(run.packages).toContain('playwright-core');
+    for (const [name, usedBy] of Object.entries(NOT_ON_THE_LIBRARY_IMPORT)) expect(run.packages.has(name), `${name} (for ${usedBy}) was loaded`).toBe(false);
   });
 
   it('loads the ad-blocking engine, the PDF library and sharp for the captures that need them', async () => {

@@ -2,6 +2,7 @@ import { posix } from 'node:path';
 import type { CaptureParams } from '../schema/capture-params.js';
 import { documentPath } from '../schema/document-params.js';
 import { markdownPage } from './markdown-page.js';
+import { mimeTypes } from './mime-types.js';
 
 /**
  * Where a document is served to Chromium from memory. `.invalid` never resolves (RFC 6761), so a
@@ -31,11 +32,9 @@ export async function documentOf(params: CaptureParams): Promise<CaptureDocument
   if (params.markdown !== undefined) return served(new Map([[ENTRY, page(await markdownPage(params.markdown, params.markdown_template))]]));
   if (params.files === undefined) return undefined;
   const assets = new Map<string, DocumentAsset>();
-  // Its database of types loads with the first upload, not with every process that captures URLs.
-  const { default: mime } = await import('mime-types');
   for (const file of params.files) {
     const path = documentPath(file.name) as string;
-    const type = file.type ?? (mime.contentType(posix.basename(path)) || 'application/octet-stream');
+    const type = file.type ?? (mimeTypes().contentType(posix.basename(path)) || 'application/octet-stream');
     assets.set(path, { body: Buffer.from(file.content, file.encoding ?? 'utf8'), type });
   }
   const markdown = assets.get('index.md');
