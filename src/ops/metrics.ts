@@ -17,6 +17,9 @@ export interface CaptureMetrics {
 
 const PHASE_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
+/** prom-client, loaded when metrics are first made: about 40 ms of a cold start that has none. */
+const promClient = lazyRequire<typeof PromClient>('prom-client');
+
 /**
  * The service's Prometheus metrics (prom-client), in a registry of its own with the default Node
  * metrics. Names: `capture_requests_total{code,format,scenario}`, `capture_duration_seconds{phase}`,
@@ -24,9 +27,6 @@ const PHASE_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 
  * `capture_browser_restarts_total`, `capture_renderers_killed_total{reason}`, `capture_browser_memory_bytes`,
  * `capture_limiter_rejections_total{reason}`, `capture_bytes_total`.
  */
-/** prom-client, loaded when metrics are first made: about 40 ms of a cold start that has none. */
-const promClient = lazyRequire<typeof PromClient>('prom-client');
-
 export function createCaptureMetrics(options: { registry?: Registry; defaultMetrics?: boolean } = {}): CaptureMetrics {
   const { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } = promClient();
   const registry = options.registry ?? new Registry();
