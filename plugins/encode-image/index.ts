@@ -49,7 +49,7 @@ export function encodeImage(): CapturePlugin {
 }
 
 async function convert(input: Buffer, encoding: Encoding, params: CaptureParams): Promise<{ data: Buffer; width: number; height: number }> {
-  let image = (await loadSharp())(input, { limitInputPixels: false });
+  let image = loadSharp()(input, { limitInputPixels: false });
   const { image_width: width, image_height: height, quality } = params;
   if (width !== undefined || height !== undefined) {
     // With one side alone the other follows the aspect ratio: a fit only means something with both.

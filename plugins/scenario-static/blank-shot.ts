@@ -15,7 +15,7 @@ const BLANK_MAX_PIXELS = 8_000_000;
 export async function isBlankImage(data: Buffer): Promise<boolean> {
   // An empty buffer is Chromium giving up on a size, which the callers handle.
   if (data.length === 0 || data.length > BLANK_MAX_BYTES) return false;
-  const image = (await loadSharp())(data);
+  const image = loadSharp()(data);
   const { width = 0, height = 0 } = await image.metadata();
   if (width * height > BLANK_MAX_PIXELS) return false;
   const { data: pixels, info } = await image.raw().toBuffer({ resolveWithObject: true });

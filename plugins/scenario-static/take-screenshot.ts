@@ -151,7 +151,7 @@ function releaseResize(key: string): Promise<void> {
 
 async function stitch(tiles: OverlayOptions[], out: { width: number; height: number }, transparent: boolean, clippedFrom: number | undefined): Promise<ImageArtifact> {
   const background = transparent ? { r: 0, g: 0, b: 0, alpha: 0 } : '#ffffff';
-  const sharp = await loadSharp();
+  const sharp = loadSharp();
   const data = await sharp({ create: { ...out, channels: 4, background }, limitInputPixels: false })
     .composite(tiles)
     .png({ compressionLevel: 3 })
