@@ -63,6 +63,7 @@ export function report({ cfg, cases, results, active, skipped, infos, killed, se
     floor: `raw playwright-core ${version('playwright-core')}: one browser, a new context per capture`,
     'floor-fast': 'the same, every shot through CDP `Page.captureScreenshot` with `optimizeForSpeed`',
     'floor-fast-shell': 'floor-fast on Chromium\'s headless shell, the binary the engine drives',
+    'cdp-shell': 'the headless shell on floor-fast-shell\'s command line, driven with raw CDP over its pipe (no Playwright): what Chromium alone costs a fresh-context capture',
     library: `capture-engine ${engineVersion()} in process (\`engine.capture()\`), on the browser it finds by default (the headless shell when installed)${engineOptionsNote()}`,
     http: `the same engine behind Express ${version('express')} (\`GET /api/v1/capture\` over loopback)`,
     'capture-website': `capture-website ${version('capture-website')} (puppeteer ${version('puppeteer')}): a browser launch per call, its default`,

@@ -53,6 +53,12 @@ export function throughputSection({ cfg, cases, results, active, pool, workerOf 
       targets.push([`${name} c${top} captures/s ≥ ${factor} × ${peer}`, `${fmt(x, 2)}×`, verdict(x, (v) => v >= factor)]);
     }
   }
+  // Not a target: how far under the shell floor Chromium alone goes, the room any engine on Playwright's binary has.
+  if (has('cdp-shell') && has('floor-fast-shell')) {
+    const speed = over((row) => ratio(row['cdp-shell'].tput[top], row['floor-fast-shell'].tput[top]));
+    const cpu = over((row) => ratio(row['cdp-shell'].cpu[top], row['floor-fast-shell'].cpu[top]));
+    targets.push([`(Chromium alone) cdp-shell c${top} captures/s, CPU per capture × CDP-fast floor on the headless shell`, `${fmt(speed, 2)}×, ${fmt(cpu, 2)}×`, 'context']);
+  }
   for (const floorName of ['floor', 'floor-fast-shell'].filter((n) => has('library') && has(n))) {
     const memory = ratio(peak('library'), peak(floorName));
     targets.push([`peak RSS (library + http) ≤ 1.3 × ${floorName}`, `${fmt(memory, 2)}×`, verdict(memory, (x) => x <= 1.3)]);

@@ -3,7 +3,7 @@
 // Playwright floor and two open-source peers, capture-website and browserless.
 //
 //   node benchmarks/static/static.js [--quick] [--iterations=N] [--peer-iterations=N] [--window=MS] [--bursts=N]
-//        [--contenders=floor,floor-fast,floor-fast-shell,library,http,capture-website,browserless]
+//        [--contenders=floor,floor-fast,floor-fast-shell,library,http,capture-website,browserless] (and cdp-shell when named)
 //        [--pages=simple,heavy] [--viewports=1280x720,1920x1080]
 //        [--outputs=png,jpg,webp,fullpage,dpr2,selector,device,thumb,noimages] [--levels=1,2,4]
 //        [--throughput=one|first|all|none] [--quality=90] [--verbose]
@@ -27,7 +27,7 @@
 // Peak RSS is the largest sum of VmRSS over a worker and all its descendants (Chromium),
 // sampled every 100 ms while that worker runs.
 
-import { CONTENDER_NAMES, UNITS, unavailable, unitOf } from './contenders/index.js';
+import { CONTENDER_NAMES, DEFAULT_CONTENDERS, UNITS, unavailable, unitOf } from './contenders/index.js';
 import { CHROMIUM_PATH } from '../lib/chromium.js';
 import { readOptions } from '../lib/cli-options.js';
 import { startPageServer } from '../lib/fixture-pages.js';
@@ -64,7 +64,7 @@ const cfg = {
   windowMs: opts.number('window', QUICK ? 1000 : 1500),
   minRounds: QUICK ? 1 : 2,
   bursts: opts.number('bursts', 1),
-  contenders: opts.list('contenders', CONTENDER_NAMES.join(',')),
+  contenders: opts.list('contenders', DEFAULT_CONTENDERS.join(',')),
   pages: opts.list('pages', 'simple,heavy'),
   viewports: opts.list('viewports', QUICK ? '1280x720' : '1280x720,1920x1080').map((v) => {
     const [width, height] = v.split('x').map(Number);

@@ -1,4 +1,4 @@
-// The five contenders of the static benchmark, grouped in units: each unit runs in a worker
+// The contenders of the static benchmark, grouped in units: each unit runs in a worker
 // process of its own (../worker.js); cpu/cpu-breakdown.js runs them too. A job is { url, format: 'png'|'jpg'|'webp', width, height,
 // fullPage, scale, selector?, device? (a name every contender's descriptors have), thumbWidth?, blockImages?, quality };
 // a capture returns a Buffer.
@@ -11,10 +11,14 @@ import { CHROMIUM_PATH, HEADLESS_SHELL_PATH } from '../../lib/chromium.js';
 import { ENGINE_ENTRY, adapterEntry, missing } from '../../lib/dist.js';
 import { browserlessContender } from './browserless.js';
 import { captureWebsiteContender } from './capture-website.js';
+import { cdpFloor } from './cdp-floor.js';
 import { engineUnit } from './engine.js';
 import { floor } from './floor.js';
 
-export const CONTENDER_NAMES = ['floor', 'floor-fast', 'floor-fast-shell', 'library', 'http', 'capture-website', 'browserless'];
+export const CONTENDER_NAMES = ['floor', 'floor-fast', 'floor-fast-shell', 'cdp-shell', 'library', 'http', 'capture-website', 'browserless'];
+
+// cdp-shell shoots viewports only (cdp-floor.js), so it runs when named, not by default.
+export const DEFAULT_CONTENDERS = CONTENDER_NAMES.filter((name) => name !== 'cdp-shell');
 
 /**
  * Units run in one worker process each: { setup(), capture: { [contender]: (job) => Buffer },
@@ -23,6 +27,7 @@ export const CONTENDER_NAMES = ['floor', 'floor-fast', 'floor-fast-shell', 'libr
 export const UNITS = {
   floor: { contenders: ['floor', 'floor-fast'], create: () => floor() },
   'floor-shell': { contenders: ['floor-fast-shell'], create: () => floor({ executablePath: HEADLESS_SHELL_PATH, suffix: '-shell' }) },
+  'cdp-shell': { contenders: ['cdp-shell'], create: () => cdpFloor() },
   engine: { contenders: ['library', 'http'], create: (names) => engineUnit({ withHttp: names.includes('http') }) },
   'capture-website': { contenders: ['capture-website'], create: () => captureWebsiteContender() },
   browserless: { contenders: ['browserless'], create: () => browserlessContender() },
@@ -42,8 +47,8 @@ const resolvable = (specifier) => {
 /** Why a contender cannot run here, or null. */
 export function unavailable(name) {
   if (!fs.existsSync(CHROMIUM_PATH)) return `no Chromium at ${CHROMIUM_PATH} (set CAPTURE_CHROMIUM_PATH)`;
-  if (name === 'floor-fast-shell' && !fs.existsSync(HEADLESS_SHELL_PATH)) return `no headless shell at ${HEADLESS_SHELL_PATH} (apt-get install chromium-headless-shell, or set BENCH_HEADLESS_SHELL_PATH)`;
-  const needs = { floor: 'playwright-core', 'floor-fast': 'playwright-core', 'floor-fast-shell': 'playwright-core', http: 'express', 'capture-website': 'capture-website', browserless: 'browserless' }[name];
+  if ((name === 'floor-fast-shell' || name === 'cdp-shell') && !fs.existsSync(HEADLESS_SHELL_PATH)) return `no headless shell at ${HEADLESS_SHELL_PATH} (apt-get install chromium-headless-shell, or set BENCH_HEADLESS_SHELL_PATH)`;
+  const needs = { floor: 'playwright-core', 'floor-fast': 'playwright-core', 'floor-fast-shell': 'playwright-core', 'cdp-shell': 'playwright-core', http: 'express', 'capture-website': 'capture-website', browserless: 'browserless' }[name];
   if (needs && !resolvable(needs)) {
     return `package ${needs} not installed: run \`npm install\` in ${needs === 'capture-website' || needs === 'browserless' ? 'benchmarks/' : 'the repository root'}`;
   }
