@@ -31,7 +31,8 @@ RUN printf '%s\n' 'path-exclude /usr/share/doc/*' 'path-include /usr/share/doc/*
       webext-ublock-origin-chromium \
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*
 RUN useradd --uid 10001 --user-group --home-dir /home/capture --create-home --shell /usr/sbin/nologin capture \
- && install -d -o capture -g capture /var/lib/capture-engine
+ && install -d -o capture -g capture /var/lib/capture-engine \
+ && install -d -m 700 -o capture -g capture /app/code-cache
 WORKDIR /app
 COPY package.json package-lock.json ./
 # The service runs the optional peers a library user chooses for themselves (Redis queues, S3, the
@@ -46,8 +47,12 @@ COPY --from=build /src/dist dist
 
 ENV NODE_ENV=production \
     PORT=3000 \
-    CAPTURE_STORAGE_DIR=/var/lib/capture-engine
+    CAPTURE_STORAGE_DIR=/var/lib/capture-engine \
+    CAPTURE_CODE_CACHE_DIR=/app/code-cache
 USER capture
+# playwright-core compiled once here, not at every container start (README "Configuration"); outside
+# /tmp, which the Helm chart mounts empty.
+RUN node --input-type=module -e "await import('/app/dist/src/index.js')" && test "$(ls /app/code-cache | wc -l)" -eq 2
 EXPOSE 3000
 VOLUME /var/lib/capture-engine
 HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
