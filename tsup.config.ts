@@ -38,5 +38,8 @@ export default defineConfig({
   // dist/playground, which the HTTP service serves as static files.
   onSuccess: async () => {
     await build({ entryPoints: { playground: 'src/playground/main.ts' }, bundle: true, format: 'esm', platform: 'browser', target: 'es2022', minify: true, outdir: 'dist/playground', logLevel: 'warning' });
+    // Worker threads load a file of their own: the Markdown converter, with marked and highlight.js
+    // left to node_modules, found by the package's name like the playground's files.
+    await build({ entryPoints: { 'markdown-worker': 'src/core/document/markdown-worker.ts' }, bundle: true, packages: 'external', format: 'esm', platform: 'node', target: 'node20', outdir: 'dist/workers', logLevel: 'warning' });
   },
 });

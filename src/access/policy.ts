@@ -23,6 +23,13 @@ export interface Policy {
   /** The account's rate window without counting a request (for reads such as file downloads). */
   peekAccount(accountId: string, tier: TierName): Promise<LimitState>;
   peekAddress(address: string): Promise<LimitState>;
+  /**
+   * Counts one fetch of a public render link, per link and per client address (IPv6: per /64),
+   * apart from every API limit: strangers fetching a link never spend its owner's API rate. The
+   * decision of the two that has the least left. A link that is not one (refused) counts for its
+   * address alone.
+   */
+  hitLink(linkId: string | undefined, address: string): Promise<LimitDecision>;
   /** The account's quota this month, without using any. */
   quota(accountId: string, tier: TierName): Promise<LimitState>;
   /** Takes `count` captures (default 1) from the quota before capturing; refused (and none taken) when fewer are left. */
@@ -35,6 +42,16 @@ export interface Policy {
 }
 
 const MONTH_WINDOW_SEC = 35 * 24 * 3600;
+
+/** Fetches a minute of render links, apart from the API's limits. */
+export interface LinkLimits {
+  /** Of one link, from anywhere (an image on a busy page). @default 600 */
+  perLink: number;
+  /** Of any links, from one client address. @default 120 */
+  perAddress: number;
+}
+
+export const LINK_LIMIT_DEFAULTS: Readonly<LinkLimits> = Object.freeze({ perLink: 600, perAddress: 120 });
 
 /** Start of the next calendar month, UTC, in ms: when quotas reset. */
 export function nextMonthStart(now = new Date()): number {
@@ -56,7 +73,7 @@ function monthClock(): (nowMs?: number) => { label: string; endsAt: number } {
   };
 }
 
-export function createPolicy(options: { tiers?: Partial<Record<TierName, Partial<TierLimits>>>; store?: LimiterStore } = {}): Policy {
+export function createPolicy(options: { tiers?: Partial<Record<TierName, Partial<TierLimits>>>; store?: LimiterStore; linkLimits?: Partial<LinkLimits> } = {}): Policy {
   const tiers = resolveTiers(options.tiers);
   const store = options.store ?? memoryLimiterStore();
   const perTier = <T>(make: (name: TierName, limits: TierLimits) => T): Record<TierName, T> =>
@@ -66,6 +83,9 @@ export function createPolicy(options: { tiers?: Partial<Record<TierName, Partial
   const month = monthClock();
   const monthKey = (accountId: string, atMs?: number): string => `${accountId}:${month(atMs).label}`;
   const addresses = store.create({ keyPrefix: 'rate:address', points: tiers.FREE.requestsPerMinute, durationSec: 60, refuseFromMemoryWhenOver: true });
+  const linkLimits = { ...LINK_LIMIT_DEFAULTS, ...options.linkLimits };
+  const links = store.create({ keyPrefix: 'rate:link', points: linkLimits.perLink, durationSec: 60, refuseFromMemoryWhenOver: true });
+  const linkAddresses = store.create({ keyPrefix: 'rate:link-address', points: linkLimits.perAddress, durationSec: 60, refuseFromMemoryWhenOver: true });
 
   const hit = async (limiter: RateLimiterAbstract, key: string, limit: number): Promise<LimitDecision> => {
     const outcome = await consume(limiter, key);
@@ -92,6 +112,13 @@ export function createPolicy(options: { tiers?: Partial<Record<TierName, Partial
     peekAddress: (address) => peek(addresses, addressKey(address), tiers.FREE.requestsPerMinute),
     hitAccount: (accountId, tier) => hit(rate[tier], accountId, tiers[tier].requestsPerMinute),
     hitAddress: (address) => hit(addresses, addressKey(address), tiers.FREE.requestsPerMinute),
+    async hitLink(linkId, address) {
+      const from = hit(linkAddresses, addressKey(address), linkLimits.perAddress);
+      if (linkId === undefined) return from;
+      const [link, fromAddress] = await Promise.all([hit(links, linkId, linkLimits.perLink), from]);
+      const tighter = link.remaining / link.limit <= fromAddress.remaining / fromAddress.limit ? link : fromAddress;
+      return { ...tighter, allowed: link.allowed && fromAddress.allowed };
+    },
     async quota(accountId, tier) {
       const res = await quota[tier].get(monthKey(accountId));
       const limit = tiers[tier].monthlyQuota;

@@ -127,11 +127,12 @@ export class CaptureEngine {
     // The wait for a browser slot, ended when one comes or the capture gives up waiting.
     let waiting: Span | undefined;
     try {
-      const document = await abortable(documentOf(params), deadline.signal);
-      // Refused targets answer before they take a queue slot or a browser context.
-      if (!document) await abortable(this.egress.checkTarget(params.url as string), deadline.signal);
+      // Refused addresses answer before anything costly: a queue slot, a browser context, or the
+      // conversion of a document (a capture made to fail after it would be heavy work for free).
+      if (params.url !== undefined) await abortable(this.egress.checkTarget(params.url), deadline.signal);
       const proxy = params.proxy === undefined ? undefined : await abortable(this.egress.checkProxy(params.proxy), deadline.signal);
       const uploadTo = params.upload_url === undefined ? undefined : await abortable(this.egress.checkUpload(params.upload_url), deadline.signal);
+      const document = await abortable(documentOf(params, deadline.signal), deadline.signal);
       const waitingSince = (asked = performance.now());
       const captureContext = activeContext();
       waiting = tracer().startSpan('capture.queue', {}, captureContext);

@@ -1,12 +1,13 @@
 import type { CaptureParams } from '../core/schema/capture-params.js';
 import type { CaptureError } from '../core/errors/catalogue.js';
 import type { Caller } from './caller.js';
+import type { LimitDecision } from '../access/policy.js';
 import type { HttpRequest } from './http-types.js';
 import type { ParamBag } from './request-body.js';
 
 /** One capture request once its caller is known, from `/v1/capture` or a render link. */
 export interface CaptureAsk {
-  route: 'capture' | 'render';
+  route: 'capture' | 'render' | 'bulk';
   request: HttpRequest;
   caller: Caller;
   params: ParamBag;
@@ -14,6 +15,10 @@ export interface CaptureAsk {
   bodyError?: CaptureError;
   /** What this route refuses of otherwise valid parameters. */
   check?: (params: CaptureParams) => void;
+  /** A render link's fetch: the link, counted against the link limits instead of any API limit. */
+  link?: { id: string | undefined };
+  /** The request already counted against its caller's rate limit, and the headers that says. */
+  counted?: { rate: LimitDecision; headers: Record<string, string> };
   /** HEAD: capture (or warm the cache) and answer the headers only. */
   headOnly?: boolean;
 }

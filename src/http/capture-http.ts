@@ -1,6 +1,6 @@
 import type { CaptureEngine, CaptureOptions } from '../core/engine.js';
 import { buildOpenApiDocument } from './openapi.js';
-import { serveFile } from './serve-file.js';
+import { mayRead, serveFile } from './serve-file.js';
 import { servePlayground } from './playground-route.js';
 import { handleCapture } from './capture-route.js';
 import { handleRender } from './render-route.js';
@@ -137,7 +137,10 @@ export class CaptureHttp {
     if (target.pathname.startsWith(routes.filesPrefix)) {
       if (!reading) return this.reject('file', request, query, methodNotAllowed('GET, HEAD'));
       const key = target.pathname.slice(routes.filesPrefix.length);
-      return this.withPeekedLimits('file', request, query, () => serveFile(this.options.storage, key, request, method === 'HEAD'));
+      return this.withPeekedLimits('file', request, query, async (caller) => {
+        if (!mayRead(key, caller)) throw notFound('File not found or expired');
+        return serveFile(this.options.storage, key, request, method === 'HEAD');
+      });
     }
     if (routes.playground && (routes.playground.pages.includes(target.pathname) || target.pathname.startsWith(routes.playground.assetsPrefix))) {
       if (!reading) return this.reject('playground', request, query, methodNotAllowed('GET, HEAD'));

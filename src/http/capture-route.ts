@@ -7,7 +7,7 @@ import type { PhaseTimings } from '../core/phases.js';
 import { identify } from './caller.js';
 import { countRequest } from './count-request.js';
 import type { CaptureAsk } from './capture-ask.js';
-import { rateLimitExceeded } from './http-errors.js';
+import { missingApiKey, rateLimitExceeded } from './http-errors.js';
 import { withReservation } from './quota-reservation.js';
 import type { HttpRequest } from './http-types.js';
 import type { ResolvedHttpOptions } from './http-options.js';
@@ -29,18 +29,42 @@ export async function handleCapture(
   query: ParamBag,
   captureOptions: CaptureOptions,
 ): Promise<RouteAnswer> {
+  const post = request.method.toUpperCase() === 'POST';
+  if (post && isMultipart(request.headers)) return handleUpload(engine, options, request, query, captureOptions);
   let params: ParamBag = query;
   let bodyError: CaptureError | undefined;
-  if (request.method.toUpperCase() === 'POST') {
+  if (post) {
     try {
-      const body = isMultipart(request.headers) ? await readMultipartParams(request, options.uploadLimits) : readBodyParams(request, options.bodyLimit);
-      params = Object.assign(Object.create(null) as ParamBag, query, body);
+      params = Object.assign(Object.create(null) as ParamBag, query, readBodyParams(request, options.bodyLimit));
     } catch (error) {
       bodyError = toCaptureError(error);
     }
   }
   const caller = await identify(options.keyStore, request, query, params);
   return answerCapture(engine, options, { route: 'capture', request, caller, params, bodyError }, captureOptions);
+}
+
+/**
+ * An upload is read only once its caller is known and within its rate limit: the key travels in
+ * the header or the query, never in the body, so a stranger's upload is refused unread.
+ */
+async function handleUpload(engine: CaptureEngine, options: ResolvedHttpOptions, request: HttpRequest, query: ParamBag, captureOptions: CaptureOptions): Promise<RouteAnswer> {
+  let caller = await identify(options.keyStore, request, query, query);
+  const headers: Record<string, string> = {};
+  const rate = await countRequest(options, caller, request, headers);
+  if (caller.kind === 'anonymous' && caller.refusal.code === 'MISSING_API_KEY') {
+    caller = { ...caller, refusal: missingApiKey('An upload (multipart/form-data) carries its API key in X-API-Key or the api_key query parameter: its body is not read without one') };
+  }
+  let params = query;
+  let bodyError: CaptureError | undefined;
+  if (rate.allowed && caller.kind === 'account') {
+    try {
+      params = Object.assign(Object.create(null) as ParamBag, query, await readMultipartParams(request, options.uploadLimits));
+    } catch (error) {
+      bodyError = toCaptureError(error);
+    }
+  }
+  return answerCapture(engine, options, { route: 'capture', request, caller, params, bodyError, counted: { rate, headers } }, captureOptions);
 }
 
 /**
@@ -68,15 +92,15 @@ async function answerTimedCapture(
   const answer: Omit<RouteAnswer, 'response'> = { route: ask.route };
   const { policy } = options;
   if (caller.kind === 'account') answer.keyId = caller.record.id;
-  const headers: Record<string, string> = {};
-  const rate = await countRequest(options, caller, ask.request, headers);
+  const headers = ask.counted?.headers ?? {};
+  const rate = ask.counted?.rate ?? (await countRequest(options, caller, ask.request, headers, ask.link));
 
   try {
     if (!rate.allowed) throw rateLimitExceeded(rate);
     if (ask.bodyError) throw ask.bodyError;
     if (caller.kind === 'anonymous') throw caller.refusal;
     const account = caller.record;
-    const parsed = options.parseParams(ask.request, ask.params, account.tier);
+    const parsed = options.parseParams(ask, account);
     ask.check?.(parsed);
     answer.format = parsed.format;
     answer.scenario = parsed.scenario;

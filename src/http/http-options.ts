@@ -4,7 +4,7 @@ import { positive } from '../core/options.js';
 import type { KeyStore } from '../access/keys/api-key.js';
 import { createMemoryKeyStore } from '../access/keys/memory-key-store.js';
 import type { LimiterStore } from '../access/limiter-store.js';
-import { createPolicy, type Policy } from '../access/policy.js';
+import { createPolicy, type LinkLimits, type Policy } from '../access/policy.js';
 import type { TierLimits, TierName } from '../access/tiers.js';
 import { DEFAULT_BASE_PATH, routeTable, type RouteTable } from './routes.js';
 import type { HttpObserver, ReadinessCheck } from './http-observer.js';
@@ -43,7 +43,12 @@ export interface CaptureHttpOptions {
   tiers?: Partial<Record<TierName, Partial<TierLimits>>>;
   /** Where rate limits and quotas are counted. @default in memory (use the Redis store for several instances) */
   limiterStore?: LimiterStore;
-  /** Keys, tiers and limits decided elsewhere; replaces `tiers` and `limiterStore`. */
+  /**
+   * Fetches a minute of public render links, counted in `limiterStore` apart from every API limit:
+   * per link, and per client address. @default { perLink: 600, perAddress: 120 }
+   */
+  linkLimits?: Partial<LinkLimits>;
+  /** Keys, tiers and limits decided elsewhere; replaces `tiers`, `limiterStore` and `linkLimits`. */
   policy?: Policy;
   /** Where stored files are read from. @default the engine's storage */
   storage?: CaptureStorage;
@@ -80,12 +85,14 @@ export interface CaptureHttpOptions {
   /**
    * `Idempotency-Key` on `POST /v1/capture`: where keys and their answers are kept
    * (`redisIdempotencyStore` to share them between instances), and for how long.
-   * @default in memory, 24 h
+   * Answers over 16 KiB are kept as files of `storage` (none without one), the store holding
+   * their key; `accountBytes` bounds what one account's records may hold in the store.
+   * @default in memory, 24 h, 1 MiB per account
    */
-  idempotency?: { store?: IdempotencyStore; ttlMs?: number };
+  idempotency?: { store?: IdempotencyStore; ttlMs?: number; accountBytes?: number };
 }
 
-export const HTTP_DEFAULTS = Object.freeze({ bodyLimit: 64 * 1024, bulkBodyLimit: 4 * 2 ** 20, minFreeMemoryShare: 0.05, cacheMemoryBytes: 64 * 1024 * 1024, idempotencyTtlMs: 24 * 3600 * 1000 });
+export const HTTP_DEFAULTS = Object.freeze({ bodyLimit: 64 * 1024, bulkBodyLimit: 4 * 2 ** 20, minFreeMemoryShare: 0.05, cacheMemoryBytes: 64 * 1024 * 1024, idempotencyTtlMs: 24 * 3600 * 1000, idempotencyAccountBytes: 2 ** 20 });
 
 export interface ResolvedHttpOptions {
   routes: RouteTable;
@@ -112,7 +119,7 @@ export interface ResolvedHttpOptions {
 export function resolveHttpOptions(options: CaptureHttpOptions, engine: { storage: CaptureStorage | undefined; log: Logger; timeoutMs: number }): ResolvedHttpOptions {
   const storage = options.storage ?? engine.storage;
   const log = options.log ?? engine.log;
-  const policy = options.policy ?? createPolicy({ tiers: options.tiers, store: options.limiterStore });
+  const policy = options.policy ?? createPolicy({ tiers: options.tiers, store: options.limiterStore, linkLimits: options.linkLimits });
   const memoryBytes = options.cache?.memoryBytes ?? HTTP_DEFAULTS.cacheMemoryBytes;
   if (!(Number.isInteger(memoryBytes) && memoryBytes >= 0)) throw new TypeError(`cache.memoryBytes must be a whole number of bytes, not ${memoryBytes}`);
   return {
@@ -134,7 +141,12 @@ export function resolveHttpOptions(options: CaptureHttpOptions, engine: { storag
     asyncCaptures: options.asyncCaptures,
     cache: storage && new ResultCache({ index: options.cache?.index ?? memoryCacheIndex(), storage, memoryBytes, log, now: () => Date.now() }),
     captureTimeoutMs: engine.timeoutMs,
-    idempotency: { store: options.idempotency?.store ?? memoryIdempotencyStore(), ttlMs: positive(options.idempotency?.ttlMs ?? HTTP_DEFAULTS.idempotencyTtlMs, 'idempotency.ttlMs') },
+    idempotency: {
+      store: options.idempotency?.store ?? memoryIdempotencyStore(),
+      ttlMs: positive(options.idempotency?.ttlMs ?? HTTP_DEFAULTS.idempotencyTtlMs, 'idempotency.ttlMs'),
+      accountBytes: positive(options.idempotency?.accountBytes ?? HTTP_DEFAULTS.idempotencyAccountBytes, 'idempotency.accountBytes'),
+      storage,
+    },
     parseParams: parsedParamsMemo(policy.tiers),
   };
 }

@@ -7,6 +7,7 @@ import type { ResolvedHttpOptions } from './http-options.js';
 import type { RouteAnswer } from './http-observer.js';
 import { fromSearchParams } from './request-body.js';
 import { identifyByLink, LINK_PARAMS } from './signed-link.js';
+import { SIGNATURE_PARAM } from '../access/link-signature.js';
 
 /**
  * `GET|HEAD {base}/v1/render`: a signed render link, answered with the file like
@@ -19,7 +20,9 @@ export async function handleRender(engine: CaptureEngine, options: ResolvedHttpO
   for (const name of LINK_PARAMS) delete params[name];
   params.cache ??= 'true';
   const headOnly = request.method.toUpperCase() === 'HEAD';
-  return answerCapture(engine, options, { route: 'render', request, caller, params, check: renderable, headOnly }, captureOptions);
+  // A link is its key and its signature; a refused one counts for its address alone.
+  const link = { id: caller.kind === 'account' ? `${caller.record.id}:${search.get(SIGNATURE_PARAM)}` : undefined };
+  return answerCapture(engine, options, { route: 'render', request, caller, params, check: renderable, headOnly, link }, captureOptions);
 }
 
 /** A link sits where a file is expected: it answers with the file, now. */

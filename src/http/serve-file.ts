@@ -3,6 +3,21 @@ import type { HttpRequest, HttpResponse } from './http-types.js';
 import type { CaptureStorage } from '../core/storage.js';
 import { CaptureError } from '../core/errors/catalogue.js';
 import { notFound } from './http-errors.js';
+import type { Caller } from './caller.js';
+import { CACHE_FOLDER, isCacheFileOf } from './cache/cache-files.js';
+import { REPLAY_FOLDER } from './idempotency/replay-files.js';
+
+/**
+ * Whether `caller` may read the file under `key`: a capture's file, whoever holds its unguessable
+ * path (the interface's `url`); a cached capture, its owner's key only, so that revoking the key
+ * ends every way to it; an idempotent answer's bytes, nobody (they are replayed, never linked).
+ */
+export function mayRead(key: string, caller: Caller): boolean {
+  const folder = key.slice(0, key.indexOf('/'));
+  if (folder === REPLAY_FOLDER) return false;
+  if (folder === CACHE_FOLDER) return caller.kind === 'account' && isCacheFileOf(key, caller.record.id);
+  return true;
+}
 
 /**
  * Serves a stored file with byte ranges (video players seek with them), or redirects to where the

@@ -26,10 +26,10 @@ export interface CaptureDocument {
 
 const ENTRY = 'index.html';
 
-/** The document of `html`, `markdown` or `files`; undefined when the capture is of a URL. */
-export async function documentOf(params: CaptureParams): Promise<CaptureDocument | undefined> {
+/** The document of `html`, `markdown` or `files`; undefined when the capture is of a URL. `signal` ends a Markdown conversion. */
+export async function documentOf(params: CaptureParams, signal?: AbortSignal): Promise<CaptureDocument | undefined> {
   if (params.html !== undefined) return served(new Map([[ENTRY, page(params.html)]]));
-  if (params.markdown !== undefined) return served(new Map([[ENTRY, page(await markdownPage(params.markdown, params.markdown_template))]]));
+  if (params.markdown !== undefined) return served(new Map([[ENTRY, page(await markdownPage(params.markdown, params.markdown_template, signal))]]));
   if (params.files === undefined) return undefined;
   const assets = new Map<string, DocumentAsset>();
   for (const file of params.files) {
@@ -38,7 +38,7 @@ export async function documentOf(params: CaptureParams): Promise<CaptureDocument
     assets.set(path, { body: Buffer.from(file.content, file.encoding ?? 'utf8'), type });
   }
   const markdown = assets.get('index.md');
-  if (!assets.has(ENTRY) && markdown) assets.set(ENTRY, page(await markdownPage(markdown.body.toString('utf8'), params.markdown_template)));
+  if (!assets.has(ENTRY) && markdown) assets.set(ENTRY, page(await markdownPage(markdown.body.toString('utf8'), params.markdown_template, signal)));
   return served(assets);
 }
 

@@ -46,7 +46,7 @@ export async function handleBulk(engine: CaptureEngine, options: ResolvedHttpOpt
     const account = caller.record;
     const bulk = parseBulkBody(
       body,
-      (bag) => options.parseParams(request, bag, account.tier),
+      (bag) => options.parseParams({ route: 'bulk', request, params: bag }, account),
       (count) => checkBulkSize(count, account.tier, options.policy.tiers),
     );
     await checkAddresses(engine, bulk);

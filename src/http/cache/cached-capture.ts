@@ -31,8 +31,8 @@ export async function answerFromCache(
   if (!cache) throw captureErrors.invalidParameter('cache', 'The result cache needs a storage, and this service has none', 'false (this service has no storage)');
   // The entry is the file; how it is answered is the request's business.
   const fileParams = parsed.response_type === 'image' ? parsed : applyTier(parseCaptureParams({ ...ask.params, response_type: 'image' }), account.tier, options.policy.tiers);
-  const lifetimes = { ttlSeconds: parsed.cache_ttl, staleSeconds: parsed.cache_stale_ttl, claimMs: claimMs(options, parsed) };
-  const cached = await cache.answer(cacheKeyOf(account.id, parsed), lifetimes, () => capture(fileParams), parsed.fresh);
+  const lifetimes = { owner: account.id, ttlSeconds: parsed.cache_ttl, staleSeconds: parsed.cache_stale_ttl, claimMs: claimMs(options, parsed) };
+  const cached = await cache.answer(cacheKeyOf(account, parsed), lifetimes, () => capture(fileParams), parsed.fresh);
   const response =
     parsed.response_type === 'json'
       ? cachedJsonResponse(cached, headers, options.routes.fileUrl)

@@ -9,11 +9,14 @@ import type { CaptureStorage } from '../../core/storage.js';
 import type { Logger } from '../../core/logger.js';
 import { CaptureError } from '../../core/errors/catalogue.js';
 import type { CacheEntry, CacheIndex } from './cache-index.js';
+import { cacheFileKey } from './cache-files.js';
 
 export type CacheOutcome = 'hit' | 'miss' | 'stale' | 'coalesced';
 
 /** How long one request's entry lives, from its parameters. */
 export interface CacheLifetimes {
+  /** The account whose entry it is: its file is served to that account's key only. */
+  owner: string;
   ttlSeconds: number;
   staleSeconds: number;
   /** How long a capture of this request may hold the right to fill the entry. */
@@ -143,7 +146,7 @@ export class ResultCache {
     const { storage, index, now } = this.settings;
     const result = await capture();
     try {
-      const storageKey = `cache/${result.id}.${result.extension}`;
+      const storageKey = cacheFileKey(lifetimes.owner, result.extension);
       const created = now();
       const expires = created + lifetimes.ttlSeconds * 1000;
       const staleUntil = expires + lifetimes.staleSeconds * 1000;

@@ -3,7 +3,9 @@ import type { Readable } from 'node:stream';
 import { CaptureError } from '../../core/errors/catalogue.js';
 import type { ApiKey } from '../../access/keys/api-key.js';
 import type { HttpRequest, HttpResponse } from '../http-types.js';
+import type { CaptureStorage } from '../../core/storage.js';
 import type { IdempotencyStore, StoredAnswer } from './idempotency-store.js';
+import { replayFileKey } from './replay-files.js';
 
 /** The header, as the IETF draft (draft-ietf-httpapi-idempotency-key-header) and Stripe name it. */
 const HEADER = 'idempotency-key';
@@ -11,11 +13,17 @@ const HEADER = 'idempotency-key';
 const VALID_KEY = /^[\x21-\x7e]{1,255}$/;
 /** Larger answers (long videos) are sent, not kept: a retry of one captures again. */
 export const MAX_REPLAY_BYTES = 32 * 2 ** 20;
+/** Answers up to this size are kept in the store itself; larger ones in a file of the storage. */
+export const INLINE_REPLAY_BYTES = 16 * 1024;
 
 export interface IdempotencySettings {
   store: IdempotencyStore;
   /** How long an answer is replayed. */
   ttlMs: number;
+  /** Bytes of records one account may hold in the store over `ttlMs`; past it, answers are sent, not kept. */
+  accountBytes: number;
+  /** Where answers too large for the store are kept; without one, they are not kept. */
+  storage: CaptureStorage | undefined;
 }
 
 /** What `run` answered, and the capture it made. */
@@ -59,17 +67,18 @@ export async function answerIdempotently(
   const { store } = settings;
   const storeKey = hash('sha256', `${account.id}\0${key}`, 'hex');
   const fingerprint = fingerprintOf(params);
-  // A record gone between the two calls (its request failed, or it expired) makes this one new: once.
-  let began = await store.begin(storeKey, fingerprint, runningMs);
-  let record = began ? undefined : await store.get(storeKey);
-  if (!began && record === undefined) {
-    began = await store.begin(storeKey, fingerprint, runningMs);
-    record = began ? undefined : await store.get(storeKey);
-  }
-  if (!began) {
+  // A record gone between two calls (its request failed, it expired) makes this one new; a record
+  // whose file was swept is forgotten, and this one runs again. A few tries, then it is in use.
+  for (let attempt = 0; !(await store.begin(storeKey, fingerprint, runningMs)); attempt++) {
+    const record = await store.get(storeKey);
     if (record !== undefined && record.fingerprint !== fingerprint) throw new CaptureError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with other parameters', { details: { param: 'Idempotency-Key' } });
-    if (record === undefined || record.state === 'running') throw new CaptureError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still running', { details: { param: 'Idempotency-Key' }, headers: { 'Retry-After': '1' } });
-    return replay(record.answer, headers);
+    if (record?.state === 'done') {
+      const replayed = await replay(settings, record.answer, headers);
+      if (replayed) return replayed;
+      await store.forget(storeKey);
+    }
+    if ((record === undefined || record.state === 'done') && attempt < 2) continue;
+    throw new CaptureError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still running', { details: { param: 'Idempotency-Key' }, headers: { 'Retry-After': '1' } });
   }
   let answered: RunAnswer;
   try {
@@ -78,16 +87,27 @@ export async function answerIdempotently(
     await store.forget(storeKey);
     throw error;
   }
-  const { response } = answered;
-  const body = response.status < 300 ? await keptBody(response) : undefined;
-  if (body === undefined) {
-    await store.forget(storeKey);
-    return answered;
-  }
-  const kept = Object.fromEntries(Object.entries(response.headers).filter(([name]) => !isLimitHeader(name)));
-  const answer: StoredAnswer = { status: response.status, headers: kept, body: body.toString('base64'), captureId: answered.captureId };
-  await store.finish(storeKey, { state: 'done', fingerprint, answer }, settings.ttlMs);
+  const answer = answered.response.status < 300 ? await keptAnswer(settings, answered, account.id) : undefined;
+  if (answer === undefined) await store.forget(storeKey);
+  else await store.finish(storeKey, { state: 'done', fingerprint, answer }, settings.ttlMs);
   return answered;
+}
+
+/**
+ * The answer as the store keeps it, within the account's budget, or undefined when it cannot be
+ * kept (too large, no storage for it, budget spent): the key is then freed, and a retry runs again.
+ */
+async function keptAnswer(settings: IdempotencySettings, { response, captureId }: RunAnswer, accountId: string): Promise<StoredAnswer | undefined> {
+  const body = await keptBody(response);
+  if (body === undefined) return undefined;
+  const headers = Object.fromEntries(Object.entries(response.headers).filter(([name]) => !isLimitHeader(name)));
+  const inline = body.length <= INLINE_REPLAY_BYTES;
+  if (!inline && settings.storage === undefined) return undefined;
+  const file = inline ? undefined : replayFileKey();
+  const answer: StoredAnswer = { status: response.status, headers, captureId, ...(inline ? { body: body.toString('base64') } : { file }) };
+  if (!(await settings.store.charge(accountId, JSON.stringify(answer).length, settings.ttlMs, settings.accountBytes))) return undefined;
+  if (file !== undefined) await settings.storage?.put(file, { data: body }, { contentType: headers['Content-Type'] ?? 'application/octet-stream', size: body.length }, { lifetimeMs: settings.ttlMs });
+  return answer;
 }
 
 /**
@@ -108,8 +128,10 @@ async function keptBody(response: HttpResponse): Promise<Buffer | undefined> {
   return whole;
 }
 
-function replay(answer: StoredAnswer, headers: Record<string, string>): RunAnswer {
+/** The kept answer again, or undefined when its file is gone. */
+async function replay(settings: IdempotencySettings, answer: StoredAnswer, headers: Record<string, string>): Promise<RunAnswer | undefined> {
   const replayed = { ...answer.headers, ...headers, 'Idempotent-Replayed': 'true' };
-  return { captureId: answer.captureId, response: { status: answer.status, headers: replayed, body: Buffer.from(answer.body, 'base64') } };
+  if (answer.file === undefined) return { captureId: answer.captureId, response: { status: answer.status, headers: replayed, body: Buffer.from(answer.body ?? '', 'base64') } };
+  const file = await settings.storage?.get(answer.file);
+  return file && { captureId: answer.captureId, response: { status: answer.status, headers: replayed, body: file.stream() } };
 }
-
