@@ -189,6 +189,21 @@ describe('egress proxy without a browser', () => {
     }
   });
 
+  // Issue 47, item 8: a name the proxy resolved itself could point elsewhere for it (rebinding, split horizon).
+  it('hands a named proxy the address it checked, never the name, for tunnels and plain http', async () => {
+    const upstream = await startHttpProxy('alice', 'pw');
+    const session = await proxy.openSession({ url: new URL(upstream.url), trusted: true });
+    try {
+      const name = `public.test:${fixture.port}`;
+      expect(await raw(session.server, `${connectTo(name)}GET / HTTP/1.1\r\nHost: ${name}\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 200 Connection Established[^]*fixture ok/);
+      expect(await raw(session.server, getVia(`http://${name}/data`))).toMatch(/^HTTP\/1\.1 200[^]*\{"ok":true\}/);
+      expect(upstream.carried).toEqual([`127.0.0.1:${fixture.port}`, `http://127.0.0.1:${fixture.port}/data`]);
+      expect(upstream.carried.join(' ')).not.toContain('public.test');
+    } finally {
+      await Promise.all([session.close(), upstream.close()]);
+    }
+  });
+
   it('checks a caller\'s proxy like a target, and takes the operator\'s by name', async () => {
     const named = namedProxies({ office: 'socks5h://u:p@127.0.0.1' });
     await expect(resolveOutboundProxy('office', named, policy)).resolves.toMatchObject({ trusted: true, url: new URL('socks5://u:p@127.0.0.1:1080') });

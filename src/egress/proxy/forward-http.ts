@@ -109,7 +109,7 @@ async function routeTo(session: ProxyConnectionContext, target: URL, port: numbe
   if (!session.upstream) {
     return { ...pinnedConnectOptions(bareHost(target.hostname), port, addresses), path: target.pathname + target.search, headers, setHost, agent: session.agent };
   }
-  const route = await plainHttpRoute(session, session.upstream, target, port);
+  const route = await plainHttpRoute(session, session.upstream, target, port, addresses[0] as string);
   return { path: route.path, headers: [...headers, ...Object.entries(route.headers).flatMap(([name, value]) => [name, String(value)])], setHost, createConnection: () => route.socket };
 }
 

@@ -51,7 +51,11 @@ export async function dialProxy(session: ProxyDialContext, proxy: OutboundProxy)
   return socket;
 }
 
-/** A tunnel to `host:port` through the proxy: HTTP CONNECT, or a SOCKS5 CONNECT by name (the proxy resolves it). */
+/**
+ * A tunnel to `host:port` through the proxy: HTTP CONNECT, or a SOCKS5 CONNECT. Callers pass the
+ * address the egress guard checked, never a name: a proxy resolving a name itself could be told
+ * another address (rebinding, split horizon) and reach its own network.
+ */
 export async function tunnelThrough(session: ProxyDialContext, proxy: OutboundProxy, host: string, port: number): Promise<Socket> {
   const socket = await dialProxy(session, proxy);
   try {
@@ -86,8 +90,14 @@ export async function tunnelThrough(session: ProxyDialContext, proxy: OutboundPr
 /**
  * How a plain-http request reaches `target` through the proxy: to an http(s) proxy in absolute
  * form with its credentials, through a SOCKS tunnel in origin form. One connection per request.
+ * Either way to `address`, the one the egress guard checked; the Host header keeps the name.
  */
-export async function plainHttpRoute(session: ProxyDialContext, proxy: OutboundProxy, target: URL, port: number): Promise<{ socket: Socket; path: string; headers: OutgoingHttpHeaders }> {
-  if (forwardsPlainHttp(proxy)) return { socket: await dialProxy(session, proxy), path: target.href, headers: authorization(proxy) };
-  return { socket: await tunnelThrough(session, proxy, target.hostname, port), path: target.pathname + target.search, headers: {} };
+export async function plainHttpRoute(session: ProxyDialContext, proxy: OutboundProxy, target: URL, port: number, address: string): Promise<{ socket: Socket; path: string; headers: OutgoingHttpHeaders }> {
+  if (forwardsPlainHttp(proxy)) {
+    const pinned = new URL(target.href);
+    pinned.hostname = address.includes(':') ? `[${address}]` : address;
+    pinned.port = String(port);
+    return { socket: await dialProxy(session, proxy), path: pinned.href, headers: authorization(proxy) };
+  }
+  return { socket: await tunnelThrough(session, proxy, address, port), path: target.pathname + target.search, headers: {} };
 }

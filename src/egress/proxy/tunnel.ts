@@ -38,7 +38,7 @@ export function openTunnel(session: ProxyConnectionContext, requestTarget: strin
       session.succeeded(key);
       let upstream: Socket;
       try {
-        upstream = await (session.upstream ? tunnelThrough(session, session.upstream, target.hostname, port) : dialDirect(session, target.hostname, port, verdict.addresses));
+        upstream = await (session.upstream ? tunnelThrough(session, session.upstream, verdict.addresses[0] as string, port) : dialDirect(session, target.hostname, port, verdict.addresses));
       } catch {
         session.record(key, session.upstream ? 'proxy' : 'unreachable');
         return answerTunnel(client, REPLIES.unreachable);
