@@ -8,6 +8,7 @@ const UNIT = [
   'test/deploy/**/*.test.ts',
   'test/jobs/job-units.test.ts',
   'test/jobs/settlement.test.ts',
+  'test/jobs/webhook-delivery.test.ts',
   'test/egress/egress-address.test.ts',
   'test/egress/egress-url.test.ts',
   'test/egress/egress-proxy-raw.test.ts',
@@ -21,6 +22,7 @@ const UNIT = [
   'test/adapters/adapter-input.test.ts',
   'test/playground/snippets.test.ts',
   'test/client/link-credentials.test.ts',
+  'test/client/verify-webhook.test.ts',
 ];
 
 export default defineConfig({

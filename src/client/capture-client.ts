@@ -153,6 +153,11 @@ export class CaptureClient {
     return this.poll(() => this.bulkStatus(id, { limit: 1 }, options), (status) => status.status === 'completed', id, options);
   }
 
+  /** The secret (`whsec_...`) this key's account's webhooks are signed with: what `verifyWebhook` takes. */
+  async webhookSecret(options: RequestOptions = {}): Promise<string> {
+    return ((await (await this.send('GET', '/webhook-secret', undefined, options)).json()) as { secret: string }).secret;
+  }
+
   /**
    * A signed render link for an `<img src>`: no API key in it. Needs `linkKey` and `signingSecret`
    * (in the options or here); `expiresIn` seconds, or never.

@@ -4,5 +4,6 @@ export { CaptureClient, createCaptureClient } from './capture-client.js';
 export type { BulkRequest, CaptureClientOptions, CaptureJson, CapturedFile, CaptureRequest, QueuedBulk, QueuedCapture, RequestOptions, WaitOptions } from './capture-client.js';
 export { CaptureApiError } from './api-error.js';
 export type { RetryOptions } from './retries.js';
-export { operatorLinkCredentials, verifyWebhook } from './web-crypto.js';
+export { operatorLinkCredentials, verifyWebhook, WEBHOOK_TOLERANCE_SECONDS } from './web-crypto.js';
+export type { VerifyWebhookOptions, WebhookHeaders } from './web-crypto.js';
 export type { BulkStatus, CaptureJobStatus } from '../http/async-captures-port.js';

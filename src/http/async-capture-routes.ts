@@ -45,3 +45,16 @@ export async function captureStatus(options: ResolvedHttpOptions, caller: Caller
   if (!status) throw notFound(`No capture ${id}`);
   return json(200, {}, status);
 }
+
+/**
+ * `GET {base}/v1/webhook-secret`: the secret the caller's own webhooks are signed with, to verify
+ * them. Each account has its own, so showing it to whoever holds the account's key gives away no
+ * other account's.
+ */
+export async function webhookSecret(options: ResolvedHttpOptions, caller: Caller): Promise<HttpResponse> {
+  if (caller.kind === 'anonymous') throw caller.refusal;
+  const secret = options.asyncCaptures?.webhookSecret(caller.record.id);
+  if (secret === undefined) throw notFound('This service signs no webhooks: it has no job queue (CAPTURE_REDIS_URL) or no webhook secret (CAPTURE_WEBHOOK_SECRET)');
+  // A secret has no business in a shared cache or a browser's history.
+  return json(200, { 'Cache-Control': 'no-store' }, { secret });
+}

@@ -85,6 +85,8 @@ export interface BulkPage {
 export interface AsyncCaptures {
   /** Refuses (INVALID_PARAMETER, URL_NOT_ALLOWED) a webhook this account cannot be sent. */
   checkWebhook(url: string, accountId: string): Promise<void>;
+  /** The secret (`whsec_...`) this account's webhooks are signed with, or undefined when none are signed. */
+  webhookSecret(accountId: string): string | undefined;
   /** Queues the capture; its id is the capture's id. */
   enqueue(request: AsyncCaptureRequest): Promise<{ id: string }>;
   /** Queues a batch: one capture per item, all at once (none when it fails). */

@@ -15,7 +15,7 @@ import type { CaptureError } from '../core/errors/catalogue.js';
 import type { RouteTable } from './routes.js';
 import type { RouteAnswer } from './http-observer.js';
 import { alive, ready } from './health-routes.js';
-import { captureStatus } from './async-capture-routes.js';
+import { captureStatus, webhookSecret } from './async-capture-routes.js';
 import { bulkStatus, handleBulk } from './bulk/bulk-routes.js';
 import { contextFromHeaders, inSpan, SpanKind, SpanStatusCode } from '../core/tracing.js';
 
@@ -119,6 +119,10 @@ export class CaptureHttp {
         this.openApi ??= JSON.stringify(buildOpenApiDocument(routes));
         return { status: 200, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: method === 'HEAD' ? '' : this.openApi };
       });
+    }
+    if (target.pathname === routes.webhookSecret) {
+      if (!reading) return this.reject('webhook-secret', request, query, methodNotAllowed('GET, HEAD'));
+      return this.withPeekedLimits('webhook-secret', request, query, (caller) => webhookSecret(this.options, caller));
     }
     if (target.pathname === routes.bulk) {
       if (method !== 'POST') return this.reject('bulk', request, query, methodNotAllowed('POST'));

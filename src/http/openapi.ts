@@ -202,6 +202,28 @@ export function buildOpenApiDocument(routes: RouteTable): Record<string, unknown
           },
         },
       },
+      [relative(routes.webhookSecret)]: {
+        get: {
+          operationId: 'getWebhookSecret',
+          summary: "The secret this key's account's webhooks are signed with (each account has its own)",
+          responses: {
+            '200': {
+              description: 'The secret',
+              headers: LIMIT_HEADERS,
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    required: ['secret'],
+                    properties: { secret: { type: 'string', pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$', description: 'Standard Webhooks form: `whsec_` and the base64 of the HMAC key' } },
+                  },
+                },
+              },
+            },
+            ...pick(errorResponses, ['401', '404']),
+          },
+        },
+      },
       [`${relative(routes.filesPrefix)}{path}`]: {
         get: {
           operationId: 'getFile',
@@ -243,7 +265,8 @@ export function buildOpenApiDocument(routes: RouteTable): Record<string, unknown
         },
         CaptureStatus: {
           type: 'object',
-          description: 'Also the body POSTed to `webhook_url`, signed: `X-Capture-Signature: sha256=<hex HMAC-SHA256 of the body>`.',
+          description:
+            `Also the body POSTed to \`webhook_url\`, signed as Standard Webhooks do with the account's secret (\`GET ${relative(routes.webhookSecret)}\`): \`webhook-id\` (the same on every retry), \`webhook-timestamp\` (Unix seconds of the attempt), \`webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">\`, and the same HMAC as \`X-Capture-Signature: sha256=<hex>\`. Refuse a timestamp more than 5 minutes away.`,
           required: ['id', 'status', 'created_at'],
           properties: {
             id: { type: 'string' },

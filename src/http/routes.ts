@@ -19,6 +19,8 @@ export interface RouteTable {
   readonly bulkPrefix: string;
   /** Where the status of the batch `id` is read. */
   bulkStatusUrl(id: string): string;
+  /** `GET {basePath}/v1/webhook-secret`: what the caller's webhooks are signed with. */
+  readonly webhookSecret: string;
   /** `GET {basePath}/v1/openapi.json` */
   readonly openApi: string;
   /** Everything under `{basePath}/v1/` belongs to the interface (unknown paths answer 404 there). */
@@ -68,6 +70,7 @@ export function routeTable(basePath: string = DEFAULT_BASE_PATH, extra: ExtraRou
     bulk: `${versionPrefix}bulk`,
     bulkPrefix: `${versionPrefix}bulk/`,
     bulkStatusUrl: (id: string) => `${versionPrefix}bulk/${encodeURIComponent(id)}`,
+    webhookSecret: `${versionPrefix}webhook-secret`,
     openApi: `${versionPrefix}openapi.json`,
     versionPrefix,
     filesPrefix,

@@ -46,6 +46,10 @@ export class CaptureJobs implements AsyncCaptures {
     await this.guard.check(url, 'webhook_url');
   }
 
+  webhookSecret(accountId: string): string | undefined {
+    return this.options.secretFor(accountId);
+  }
+
   async enqueue(request: AsyncCaptureRequest): Promise<{ id: string }> {
     const id = newId();
     const priority = await this.priority.take(request.accountId);

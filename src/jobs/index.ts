@@ -2,4 +2,4 @@ export { CaptureJobs, createCaptureJobs } from './capture-jobs.js';
 export { startCaptureWorker, type CaptureWorker, type CaptureWorkerOptions } from './capture-worker.js';
 export type { CaptureJobsOptions } from './jobs-options.js';
 export type { QuotaRefund } from './settlement.js';
-export { webhookSignature } from './webhook-signature.js';
+export { accountWebhookSecret, webhookHeaders, type WebhookAttempt } from './webhook-signature.js';

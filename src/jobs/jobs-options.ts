@@ -4,6 +4,7 @@ import { BullMQOtel } from 'bullmq-otel';
 import type { Resolver } from '../egress/resolver.js';
 import { positive } from '../core/options.js';
 import { DEFAULTS } from '../core/defaults.js';
+import { accountWebhookSecret, normalWebhookSecret } from './webhook-signature.js';
 
 /** What the queue side (HTTP service) and the worker side share. All but `connection` are optional. */
 export interface CaptureJobsOptions {
@@ -17,7 +18,12 @@ export interface CaptureJobsOptions {
   backoffMs?: number;
   /** How long statuses (and webhook jobs) are kept after a capture ends. @default 24 h, the files' default lifetime */
   retentionMs?: number;
-  /** Secret of the webhooks' HMAC signature: one for all, or per account. Without one, `webhook_url` is refused. */
+  /**
+   * What webhooks are signed with. A string is the server's secret (`CAPTURE_WEBHOOK_SECRET`): each
+   * account signs with its own, derived from it (`accountWebhookSecret`). A function gives an
+   * account's own secret as you keep them, in Standard Webhooks' form (`whsec_<base64 of 24+ bytes>`).
+   * Without one, `webhook_url` is refused.
+   */
   webhookSecret?: string | ((accountId: string) => string | undefined);
   /** Tries per webhook delivery. @default 5 */
   webhookAttempts?: number;
@@ -41,6 +47,7 @@ export interface ResolvedJobsOptions {
   retentionMs: number;
   /** BullMQ's `removeOnComplete` / `removeOnFail`: finished jobs are kept as long as files. */
   keepFinished: { age: number };
+  /** The account's webhook secret (`whsec_...`), or undefined when webhooks are not signed for it. */
   secretFor(accountId: string): string | undefined;
   webhookAttempts: number;
   webhookBackoffMs: number;
@@ -71,7 +78,7 @@ export function resolveJobsOptions(options: CaptureJobsOptions): ResolvedJobsOpt
     backoffMs: positive(options.backoffMs ?? JOBS_DEFAULTS.backoffMs, 'backoffMs'),
     retentionMs,
     keepFinished: { age: Math.ceil(retentionMs / 1000) },
-    secretFor: typeof webhookSecret === 'function' ? webhookSecret : () => webhookSecret,
+    secretFor: secretsFrom(webhookSecret),
     webhookAttempts: positive(options.webhookAttempts ?? JOBS_DEFAULTS.webhookAttempts, 'webhookAttempts'),
     webhookBackoffMs: positive(options.webhookBackoffMs ?? JOBS_DEFAULTS.webhookBackoffMs, 'webhookBackoffMs'),
     allowPrivateNetworks: options.allowPrivateNetworks ?? false,
@@ -79,4 +86,16 @@ export function resolveJobsOptions(options: CaptureJobsOptions): ResolvedJobsOpt
     resolver: options.resolver,
     telemetry: new BullMQOtel({ tracerName: 'capture-engine' }),
   };
+}
+
+function secretsFrom(webhookSecret: CaptureJobsOptions['webhookSecret']): ResolvedJobsOptions['secretFor'] {
+  if (typeof webhookSecret === 'function') {
+    return (accountId) => {
+      const secret = webhookSecret(accountId);
+      return secret === undefined ? undefined : normalWebhookSecret(secret);
+    };
+  }
+  // An empty secret would sign with a key anyone knows: no webhooks rather than forgeable ones.
+  if (!webhookSecret) return () => undefined;
+  return (accountId) => accountWebhookSecret(webhookSecret, accountId);
 }

@@ -7,7 +7,7 @@ import { createOutboundGuard } from '../egress/index.js';
 import type { BulkStatus, CaptureJobStatus } from '../http/async-captures-port.js';
 import type { WebhookJobData } from './job-data.js';
 import type { ResolvedJobsOptions } from './jobs-options.js';
-import { webhookSignature } from './webhook-signature.js';
+import { webhookHeaders, type WebhookAttempt } from './webhook-signature.js';
 import { inSpan, SpanKind, SpanStatusCode, traceHeaders } from '../core/tracing.js';
 
 /** Longest a receiver may take to answer one delivery. */
@@ -44,14 +44,15 @@ export function startWebhookWorker(options: ResolvedJobsOptions, connection: Red
   return new Worker<WebhookJobData>(
     options.webhookQueueName,
     async (job) => {
-      const secret = options.secretFor(job.data.accountId);
-      if (secret === undefined) throw new UnrecoverableError('no webhook secret for this account');
+      const id = job.id as string;
       const url = await guard.check(job.data.url, 'webhook_url').catch((error: unknown) => {
         throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
       });
-      const headers = { 'X-Capture-Signature': webhookSignature(job.data.body, secret), 'X-Capture-Id': job.id as string };
+      // The id is the job's, the same on every retry, so a receiver can drop what it already has; the
+      // timestamp is this attempt's, so a receiver can refuse a delivery replayed later.
+      const headers = { ...signed(options, job.data.accountId, { id, timestamp: Math.floor(Date.now() / 1000), body: job.data.body }), 'X-Capture-Id': id };
       // The receiver gets the capture's trace in `traceparent`, to continue it on its side.
-      const status = await inSpan('webhook.deliver', { 'url.full': url.origin + url.pathname, 'capture.id': job.id, 'job.attempt': job.attemptsMade + 1 }, async (span) => {
+      const status = await inSpan('webhook.deliver', { 'url.full': url.origin + url.pathname, 'capture.id': id, 'job.attempt': job.attemptsMade + 1 }, async (span) => {
         const answered = await post(url, job.data.body, { ...headers, ...traceHeaders() }, guard.lookupFor(url));
         span.setAttribute('http.response.status_code', answered);
         // Anything but 2xx is retried: this delivery failed.
@@ -59,10 +60,21 @@ export function startWebhookWorker(options: ResolvedJobsOptions, connection: Red
         return answered;
       }, { kind: SpanKind.CLIENT });
       if (status < 200 || status >= 300) throw new Error(`webhook answered ${status}`);
-      log.info({ captureId: job.id, status, attempt: job.attemptsMade + 1 }, 'webhook delivered');
+      log.info({ captureId: id, status, attempt: job.attemptsMade + 1 }, 'webhook delivered');
     },
     { connection, concurrency: 8, telemetry: options.telemetry },
   );
+}
+
+/** The attempt's signature headers with the account's secret; without a usable one no retry can help. */
+function signed(options: ResolvedJobsOptions, accountId: string, attempt: WebhookAttempt): Record<string, string> {
+  try {
+    const secret = options.secretFor(accountId);
+    if (secret === undefined) throw new Error('no webhook secret for this account');
+    return webhookHeaders(attempt, secret);
+  } catch (error) {
+    throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
+  }
 }
 
 function post(url: URL, body: string, headers: Record<string, string>, lookup: http.RequestOptions['lookup']): Promise<number> {

@@ -6,6 +6,8 @@ export interface WebhookDelivery {
   url: string;
   headers: IncomingHttpHeaders;
   body: string;
+  /** When it arrived (Unix ms). */
+  receivedAt: number;
 }
 
 export interface WebhookReceiver {
@@ -17,15 +19,19 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
-/** A webhook receiver on 127.0.0.1 that keeps every delivery and answers 204. */
-export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+/**
+ * A webhook receiver on 127.0.0.1 that keeps every delivery and answers 204, or what `answer`
+ * says for it (a 500 to make the sender retry).
+ */
+export async function startWebhookReceiver(answer: (delivery: WebhookDelivery) => number = () => 204): Promise<WebhookReceiver> {
   const deliveries: WebhookDelivery[] = [];
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
-      deliveries.push({ url: req.url ?? '/', headers: req.headers, body });
-      res.writeHead(204).end();
+      const delivery = { url: req.url ?? '/', headers: req.headers, body, receivedAt: Date.now() };
+      deliveries.push(delivery);
+      res.writeHead(answer(delivery)).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

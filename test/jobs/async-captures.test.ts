@@ -11,6 +11,7 @@ import { until } from '../helpers/wait.js';
 import { isAlive, processTree } from '../helpers/processes.js';
 import { probe, VIDEO_ROUTES } from '../plugins/video-fixtures.js';
 import type { CaptureJobStatus } from '../../src/index.js';
+import { verifyWebhook } from '../../src/client/index.js';
 
 // A test that fails before stopping its service leaves it running: kill what is left.
 afterAll(killLeftoverBuiltProcesses);
@@ -153,7 +154,18 @@ describe.skipIf(!isBuilt())('asynchronous captures', () => {
     await finished(instanceB, body.id);
   });
 
-  it('POSTs the final status to webhook_url once, signed with the secret', async () => {
+  it("POSTs the final status to webhook_url once, signed with the account's own secret, which the account reads from the service", async () => {
+    const secretOf = async (key: string | undefined): Promise<Response> => fetch(`${instanceB.origin}/api/v1/webhook-secret`, { headers: key === undefined ? {} : { 'X-API-Key': key } });
+    const answer = await secretOf(KEYS.a);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('cache-control')).toBe('no-store');
+    const { secret } = (await answer.json()) as { secret: string };
+    const { secret: secretB } = (await (await secretOf(KEYS.b)).json()) as { secret: string };
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(secretB).not.toBe(secret);
+    expect(((await (await fetch(`${instanceA.origin}/api/v1/webhook-secret`, { headers: { 'X-API-Key': KEYS.a } })).json()) as { secret: string }).secret).toBe(secret);
+    expect((await secretOf(undefined)).status).toBe(401);
+
     const hook = receiver.url('/hook');
     const { body } = await enqueue(instanceA, { url: fixtures.url('/solid?color=%2300ff00'), webhook_url: hook });
     const status = await finished(instanceB, body.id);
@@ -164,7 +176,15 @@ describe.skipIf(!isBuilt())('asynchronous captures', () => {
     expect(mine).toHaveLength(1);
     const [delivery] = mine as [WebhookDelivery];
     expect(delivery.headers['content-type']).toBe('application/json');
-    expect(delivery.headers['x-capture-signature']).toBe(`sha256=${createHmac('sha256', SECRET).update(delivery.body).digest('hex')}`);
+    expect(delivery.headers['webhook-id']).toBe(body.id);
+    const timestamp = delivery.headers['webhook-timestamp'] as string;
+    expect(Math.abs(Number(timestamp) * 1000 - delivery.receivedAt)).toBeLessThan(2_000);
+    expect(await verifyWebhook(delivery.body, delivery.headers, secret)).toBe(true);
+    expect(await verifyWebhook(delivery.body, delivery.headers, secretB)).toBe(false);
+    // SPEC part C's header: the same HMAC in hex, over the id and timestamp too, with the account's key.
+    const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+    expect(delivery.headers['x-capture-signature']).toBe(`sha256=${createHmac('sha256', key).update(`${body.id}.${timestamp}.${delivery.body}`).digest('hex')}`);
+    expect(delivery.headers['x-capture-signature']).not.toBe(`sha256=${createHmac('sha256', SECRET).update(delivery.body).digest('hex')}`);
     expect(JSON.parse(delivery.body)).toMatchObject({ id: body.id, status: 'completed', url: status.url, size: status.size, format: 'PNG' });
   });
 

@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
@@ -12,6 +11,7 @@ import { decode, MAGIC, near } from '../helpers/pixels.js';
 import { isAlive, processTree } from '../helpers/processes.js';
 import { until } from '../helpers/wait.js';
 import type { BulkStatus } from '../../src/index.js';
+import { verifyWebhook } from '../../src/client/index.js';
 
 // A test that fails before stopping its service leaves it running: kill what is left.
 afterAll(killLeftoverBuiltProcesses);
@@ -130,7 +130,11 @@ describe.skipIf(!isBuilt())('bulk captures and uploads', () => {
     const mine = receiver.deliveries.filter((d) => d.headers['x-capture-id'] === id);
     expect(mine).toHaveLength(1);
     const [delivery] = mine as [WebhookDelivery];
-    expect(delivery.headers['x-capture-signature']).toBe(`sha256=${createHmac('sha256', SECRET).update(delivery.body).digest('hex')}`);
+    expect(delivery.headers['webhook-id']).toBe(id);
+    const { secret } = (await (await fetch(`${service.origin}/api/v1/webhook-secret`, { headers: { 'X-API-Key': KEYS.pro } })).json()) as { secret: string };
+    const { secret: otherSecret } = (await (await fetch(`${service.origin}/api/v1/webhook-secret`, { headers: { 'X-API-Key': KEYS.other } })).json()) as { secret: string };
+    expect(await verifyWebhook(delivery.body, delivery.headers, secret)).toBe(true);
+    expect(await verifyWebhook(delivery.body, delivery.headers, otherSecret)).toBe(false);
     const sent = JSON.parse(delivery.body) as BulkStatus;
     expect(sent).toMatchObject({ id, status: 'completed', total: 20, counts: { completed: 20 } });
     expect(sent.items).toHaveLength(20);

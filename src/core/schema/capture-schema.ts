@@ -89,7 +89,7 @@ export const CaptureParamsSchema = Type.Object(
     fresh: Type.Boolean({ default: false, description: 'With cache: capture again even when cached, and replace the entry.' }),
     async: Type.Boolean({ default: false, description: 'HTTP: answer 202 at once and capture on a worker; poll `status_url` or give `webhook_url`. Needs Redis (CAPTURE_REDIS_URL).' }),
     webhook_url: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 2048, description: 'With async=true: an http(s) URL that receives the final status as a POST signed with X-Capture-Signature.' }),
+      Type.String({ minLength: 1, maxLength: 2048, description: 'With async=true: an http(s) URL that receives the final status as a POST signed with the webhook secret of its account (webhook-signature as in Standard Webhooks, and X-Capture-Signature).' }),
     ),
     upload_url: Type.Optional(
       Type.String({
