@@ -58,7 +58,9 @@ export interface CaptureEngineOptions {
   resolver?: Resolver;
   /**
    * Allows chosen non-public addresses without opening all private networks (an intranet host,
-   * a test fixture). @example (address, port) => address === '10.0.0.5' && port === 443
+   * a test fixture). Check the port as well as the address: an address alone opens all its
+   * services. `CAPTURE_ALLOW_ADDRESSES` takes `10.0.0.5:443`, or `10.0.0.5:*` for every port.
+   * @example (address, port) => address === '10.0.0.5' && port === 443
    */
   allowAddress?: (address: string, port: number) => boolean;
   /**

@@ -19,7 +19,7 @@ const USAGE = `capture-engine: screenshots and videos of web pages
                        [--allow-private-networks] [--worker]
   capture-engine worker [--concurrency 4] [--storage-dir DIR] [--allow-private-networks]
   capture-engine keys create --tier PRO [--name NAME] [--signed-only] | list | revoke PREFIX | set-tier PREFIX TIER
-                       | rotate-signing PREFIX
+                       | rotate-signing PREFIX | generate   (a random key for CAPTURE_API_KEYS, no store needed)
   capture-engine link <url> --key PREFIX --signing-secret SECRET [--expires-in SECONDS] [--base-url URL]
                        [--format webp --viewport-width 1200 ...]   (or --api-key KEY for a CAPTURE_API_KEYS key)
   capture-engine shot <url> -o <file> [--<parameter> <value> ...]   (every /v1/capture parameter: shot --help)
@@ -28,8 +28,8 @@ const USAGE = `capture-engine: screenshots and videos of web pages
 
 Environment: PORT, HOST, CAPTURE_ADAPTER, CAPTURE_API_KEYS="<key>:<TIER>,...", CAPTURE_ALLOW_PRIVATE_NETWORKS=true,
 CAPTURE_CHROMIUM_PATH, CAPTURE_FFMPEG_PATH, CAPTURE_STORAGE_DIR, CAPTURE_REDIS_URL, CAPTURE_KEYS_FILE,
-CAPTURE_METRICS_PORT, CAPTURE_LOG_LEVEL, CAPTURE_TIMEOUT_MS, CAPTURE_CONCURRENCY; render links: CAPTURE_LINK_KEY,
-CAPTURE_SIGNING_SECRET, CAPTURE_LINK_BASE_URL; asynchronous captures:
+CAPTURE_METRICS_PORT, CAPTURE_LOG_LEVEL, CAPTURE_TIMEOUT_MS, CAPTURE_CONCURRENCY; render links: CAPTURE_LINK_ID_SECRET,
+CAPTURE_LINK_KEY, CAPTURE_SIGNING_SECRET, CAPTURE_LINK_BASE_URL; asynchronous captures:
 CAPTURE_QUEUE_NAME, CAPTURE_WEBHOOK_SECRET, CAPTURE_JOB_ATTEMPTS, CAPTURE_JOB_BACKOFF_MS, CAPTURE_JOB_LOCK_MS, CAPTURE_WEBHOOK_BACKOFF_MS.`;
 
 async function main(argv: string[]): Promise<void> {

@@ -47,6 +47,8 @@ export {
   type KeyStore,
   type ManagedKeyStore,
   type KeyBackend,
+  type ManagedKeyOptions,
+  type MemoryKeyStoreOptions,
 } from './access/index.js';
 
 // The HTTP service.

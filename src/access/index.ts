@@ -3,8 +3,9 @@ export { memoryLimiterStore, redisLimiterStore, type LimiterStore, type LimiterO
 export { DEFAULT_TIERS, TIER_NAMES, resolveTiers, applyTier, checkTierGates, isTierName, type TierName, type TierLimits, type Tiers } from './tiers.js';
 export { addressKey } from './address-key.js';
 export { MAX_KEY_LENGTH, newKey, newSigningSecret, operatorKey, operatorSigningSecret, operatorLinkCredentials, type ApiKey, type KeyStore, type ManagedKeyStore } from './keys/api-key.js';
-export { managedKeyStore, type KeyBackend } from './keys/managed-key-store.js';
-export { createMemoryKeyStore } from './keys/memory-key-store.js';
+export { managedKeyStore, type KeyBackend, type ManagedKeyOptions } from './keys/managed-key-store.js';
+export { createMemoryKeyStore, type MemoryKeyStoreOptions } from './keys/memory-key-store.js';
+export { estimatedBits, MIN_SECRET_BITS } from './keys/key-strength.js';
 export { createFileKeyStore } from './keys/file-key-store.js';
 export { createRedisKeyStore, type RedisHashClient } from './keys/redis-key-store.js';
 export { canonicalQuery, percentEncode, signQuery, signatureMatches, SIGNATURE_PARAM } from './link-signature.js';

@@ -2,11 +2,20 @@
 
 /**
  * What a key of `CAPTURE_API_KEYS` signs its links with is HMAC-SHA256 of this text keyed with the
- * key; its public id is `key_` and the base64url of the first `OPERATOR_ID_BYTES` of the key's SHA-256.
+ * key. Its public id is `key_` and the base64url of the first `OPERATOR_ID_BYTES` of HMAC-SHA256 of
+ * the key keyed with the service's link id secret, or, without one, of the key's SHA-256.
  */
 export const OPERATOR_SECRET_CONTEXT = 'capture-engine render links';
 export const OPERATOR_ID_PREFIX = 'key_';
 export const OPERATOR_ID_BYTES = 9;
+
+/** A managed key is `ce_<8 characters>_<secret>`; its id, the part a link may carry, is the first 11. */
+const WHOLE_MANAGED_KEY = /^(ce_[A-Za-z0-9_-]{8})_./;
+
+/** The id of a whole managed API key (secret and all), or undefined for anything else. */
+export function managedKeyIdOf(text: string): string | undefined {
+  return WHOLE_MANAGED_KEY.exec(text)?.[1];
+}
 
 /** The parameter that carries a link's signature; every other one is signed. */
 export const SIGNATURE_PARAM = 'signature';

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { isTierName, type ManagedKeyStore, type TierName } from '../access/index.js';
+import { isTierName, newSigningSecret, type ManagedKeyStore, type TierName } from '../access/index.js';
 import { managedKeyStoreFromEnv } from './key-stores.js';
 
 const USAGE = `capture-engine keys create --tier FREE|BASIC|PRO|ENTERPRISE [--name NAME] [--signed-only]
@@ -7,12 +7,18 @@ capture-engine keys list
 capture-engine keys revoke PREFIX
 capture-engine keys set-tier PREFIX TIER
 capture-engine keys rotate-signing PREFIX
-Keys live in CAPTURE_KEYS_FILE (a JSON file) or, without it, in Redis at CAPTURE_REDIS_URL.`;
+capture-engine keys generate
+Keys live in CAPTURE_KEYS_FILE (a JSON file) or, without it, in Redis at CAPTURE_REDIS_URL. \`generate\`
+needs neither: it prints 256 random bits for a key of CAPTURE_API_KEYS or for CAPTURE_LINK_ID_SECRET.`;
 
 /** `capture-engine keys ...`: manage the keys a running service accepts, without restarting it. */
 export async function keys(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { tier: { type: 'string' }, name: { type: 'string' }, 'signed-only': { type: 'boolean' } } });
   const [command, prefix, tier] = positionals;
+  if (command === 'generate') {
+    process.stdout.write(`${newSigningSecret()}\n`);
+    return;
+  }
   let redis: import('ioredis').Redis | undefined;
   const store = await managedKeyStoreFromEnv(env, async () => {
     const { Redis } = await import('ioredis');

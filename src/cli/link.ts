@@ -1,9 +1,12 @@
 import { operatorLinkCredentials } from '../access/keys/api-key.js';
+import { managedKeyIdOf } from '../access/link-canonical.js';
 import { renderLink } from '../http/render-link.js';
 
 const USAGE = `capture-engine link <url> [--<parameter> <value> ...] [--expires-in SECONDS] [--base-url URL] [--base-path /api]
-  signed with --key ID --signing-secret SECRET (a key made by \`keys create\`; or CAPTURE_LINK_KEY and
-  CAPTURE_SIGNING_SECRET), or with --api-key KEY for a key of CAPTURE_API_KEYS (its secret is derived).
+  signed with --key ID --signing-secret SECRET (a key made by \`keys create\`: its prefix ce_..., never the
+  whole key; or CAPTURE_LINK_KEY and CAPTURE_SIGNING_SECRET), or with --api-key KEY for a key of
+  CAPTURE_API_KEYS (its secret is derived; its id too, with the service's CAPTURE_LINK_ID_SECRET in the
+  environment, or give it as --key key_... as \`serve\` printed it).
   Parameters are those of /v1/capture: --format webp --viewport-width 1200 --full-page true ...`;
 
 /** Options of the command itself; every other `--name value` is a capture parameter. */
@@ -30,9 +33,11 @@ export function link(args: string[], env: NodeJS.ProcessEnv = process.env): void
   }
   const apiKey = own.get('api-key');
   const credentials = apiKey
-    ? operatorLinkCredentials(apiKey)
+    ? operatorLinkCredentials(apiKey, { linkKey: own.get('key'), linkIdSecret: env.CAPTURE_LINK_ID_SECRET || undefined })
     : { key: own.get('key') ?? env.CAPTURE_LINK_KEY, signingSecret: own.get('signing-secret') ?? env.CAPTURE_SIGNING_SECRET };
   if (!credentials.key || !credentials.signingSecret) throw new Error(`a link needs a key id and its signing secret\n${USAGE}`);
+  const id = managedKeyIdOf(credentials.key);
+  if (id !== undefined) throw new Error(`--key (or CAPTURE_LINK_KEY) is a whole API key, secret included, which the link would publish: give its prefix, --key ${id}`);
   const expiresIn = own.get('expires-in');
   if (expiresIn !== undefined && !/^\d+$/.test(expiresIn)) throw new Error(`--expires-in must be whole seconds, not ${expiresIn}`);
   const baseUrl = own.get('base-url') ?? env.CAPTURE_LINK_BASE_URL ?? `http://localhost:${env.PORT ?? 3000}`;

@@ -63,6 +63,7 @@ export async function serviceSetup(
   if (keys) {
     const managed = await managedKeyStoreFromEnv(env, connectRedis);
     if (managed) closers.push(() => managed.close());
+    if (env.CAPTURE_ALLOW_WEAK_KEYS === 'true') log.warn({}, 'CAPTURE_ALLOW_WEAK_KEYS=true: operator keys under 128 bits are accepted, which is for tests only');
     const operatorKeys = await keyStoreFromEnv(env, managed === undefined);
     httpOptions.keyStore = managed ? firstKnown([operatorKeys, managed]) : operatorKeys;
   }
@@ -106,7 +107,10 @@ export async function serviceSetup(
   };
 }
 
-/** Keys from `CAPTURE_API_KEYS`; without them and without managed keys, one FREE key made for this run and shown once. */
+/**
+ * Keys from `CAPTURE_API_KEYS`; without them and without managed keys, one FREE key made for this
+ * run and shown once. Keys under 128 bits stop the start unless `CAPTURE_ALLOW_WEAK_KEYS=true`.
+ */
 async function keyStoreFromEnv(env: NodeJS.ProcessEnv, makeOneIfNone: boolean): Promise<KeyStore> {
   const configured = (env.CAPTURE_API_KEYS ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
   const keys = configured.map((entry): { key: string; tier: TierName } => {
@@ -115,7 +119,14 @@ async function keyStoreFromEnv(env: NodeJS.ProcessEnv, makeOneIfNone: boolean): 
     if (separator <= 0 || !isTierName(tier)) throw new Error('CAPTURE_API_KEYS entries must look like <key>:<FREE|BASIC|PRO|ENTERPRISE>');
     return { key: entry.slice(0, separator), tier };
   });
-  const keyStore = createMemoryKeyStore(keys);
+  const linkIdSecret = env.CAPTURE_LINK_ID_SECRET || undefined;
+  const keyStore = createMemoryKeyStore(keys, { source: 'CAPTURE_API_KEYS', linkIdSecret, allowWeakOperatorKeys: env.CAPTURE_ALLOW_WEAK_KEYS === 'true' });
+  if (linkIdSecret !== undefined) {
+    // Ids keyed with a secret cannot be derived from the key alone: whoever signs links needs them.
+    for (const [index, { key, tier }] of keys.entries()) {
+      process.stdout.write(`render links of CAPTURE_API_KEYS entry ${index + 1} (${tier}) name it key=${(await keyStore.lookup(key))?.id}\n`);
+    }
+  }
   if (keys.length === 0 && makeOneIfNone) {
     const { key } = await keyStore.create('FREE');
     // Shown once, on the terminal only; it is stored hashed and never logged.

@@ -18,12 +18,17 @@ function base64url(bytes: Uint8Array): string {
 }
 
 /**
- * The id and signing secret of a key the operator chose (`CAPTURE_API_KEYS`), derived from the key
- * as the service derives them: what `renderLink` needs, from the API key alone.
+ * The id and signing secret of a key the operator chose (`CAPTURE_API_KEYS`), derived as the service
+ * derives them: what `renderLink` needs. The secret comes from the API key alone; the id too when
+ * the service has no link id secret. When it has one (`CAPTURE_LINK_ID_SECRET`), give that secret
+ * as `linkIdSecret` (code that holds the key may hold it too), or the id as `linkKey` (`serve`
+ * prints it at start).
  */
-export async function operatorLinkCredentials(apiKey: string): Promise<{ linkKey: string; signingSecret: string }> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(apiKey)));
-  return { linkKey: `${OPERATOR_ID_PREFIX}${base64url(digest.subarray(0, OPERATOR_ID_BYTES))}`, signingSecret: base64url(await hmac(apiKey, OPERATOR_SECRET_CONTEXT)) };
+export async function operatorLinkCredentials(apiKey: string, options: { linkIdSecret?: string; linkKey?: string } = {}): Promise<{ linkKey: string; signingSecret: string }> {
+  const signingSecret = base64url(await hmac(apiKey, OPERATOR_SECRET_CONTEXT));
+  if (options.linkKey !== undefined) return { linkKey: options.linkKey, signingSecret };
+  const mac = options.linkIdSecret === undefined ? new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(apiKey))) : await hmac(options.linkIdSecret, apiKey);
+  return { linkKey: `${OPERATOR_ID_PREFIX}${base64url(mac.subarray(0, OPERATOR_ID_BYTES))}`, signingSecret };
 }
 
 /** Equal strings, compared without stopping at the first difference. */

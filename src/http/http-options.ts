@@ -35,8 +35,19 @@ export interface CaptureHttpOptions {
   bulkBodyLimit?: number;
   /** Limits of `multipart/form-data` uploads (documents and their assets). @default { fileBytes: 10 MiB, totalBytes: 50 MiB, files: 100 } */
   uploadLimits?: Partial<UploadLimits>;
-  /** Keys accepted by the in-memory key store. @example [{ key: 'ce_live_...', tier: 'PRO' }] */
+  /**
+   * Keys accepted by the in-memory key store. Each must be estimated at 128 bits or more (length ×
+   * log2 of the character classes it uses): `openssl rand -hex 32` makes one. @example [{ key: process.env.API_KEY, tier: 'PRO' }]
+   */
   apiKeys?: { key: string; tier: TierName }[];
+  /**
+   * A secret (128 bits or more) the ids of `apiKeys` in render links are derived with, so that a
+   * public link tells nothing of its key; the same on every instance. Changing it changes the ids:
+   * earlier links of these keys stop working and their quotas start again. @default none: ids are a truncated SHA-256 of the key
+   */
+  linkIdSecret?: string;
+  /** For tests only: accept `apiKeys` (and a `linkIdSecret`) estimated under 128 bits. @default false */
+  allowWeakOperatorKeys?: boolean;
   /** Key store; replaces the in-memory one. */
   keyStore?: KeyStore;
   /** Per-tier overrides of the default tiers. @example { FREE: { requestsPerMinute: 10 } } */
@@ -131,7 +142,7 @@ export function resolveHttpOptions(options: CaptureHttpOptions, engine: { storag
       totalBytes: positive(options.uploadLimits?.totalBytes ?? UPLOAD_DEFAULTS.totalBytes, 'uploadLimits.totalBytes'),
       files: positive(options.uploadLimits?.files ?? UPLOAD_DEFAULTS.files, 'uploadLimits.files'),
     },
-    keyStore: options.keyStore ?? createMemoryKeyStore(options.apiKeys),
+    keyStore: options.keyStore ?? createMemoryKeyStore(options.apiKeys, { linkIdSecret: options.linkIdSecret, allowWeakOperatorKeys: options.allowWeakOperatorKeys }),
     policy,
     storage,
     log,

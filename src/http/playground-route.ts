@@ -109,7 +109,7 @@ function pageHtml(routes: RouteTable, assetsPrefix: string, files: Record<AssetN
     <div id="snippets"></div>
     <details id="link-credentials">
       <summary>Render link signing</summary>
-      <p class="hint">Empty: derived from the API key, as for keys of <code>CAPTURE_API_KEYS</code>. A key made with <code>capture-engine keys create</code> has its own id and signing secret; both stay in this tab's session.</p>
+      <p class="hint">Empty: derived from the API key, as for keys of <code>CAPTURE_API_KEYS</code> (a service with <code>CAPTURE_LINK_ID_SECRET</code> prints their ids at start: give the id alone). A key made with <code>capture-engine keys create</code> has its own id and signing secret; both stay in this tab's session.</p>
       <div class="field"><label for="link-key">Key id</label><input id="link-key" autocomplete="off" spellcheck="false"></div>
       <div class="field"><label for="signing-secret">Signing secret</label><input id="signing-secret" type="password" autocomplete="off" spellcheck="false"></div>
     </details>

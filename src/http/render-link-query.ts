@@ -1,4 +1,4 @@
-import { SIGNATURE_PARAM } from '../access/link-canonical.js';
+import { managedKeyIdOf, SIGNATURE_PARAM } from '../access/link-canonical.js';
 import { DEFAULT_BASE_PATH, routeTable } from './routes.js';
 
 /** A parameter value as a link carries it; arrays repeat the name. */
@@ -25,6 +25,9 @@ export interface RenderLinkParts {
  * once signed. Pure, so that the server's HMAC (node:crypto) and the client's (Web Crypto) share it.
  */
 export function unsignedRenderLink(parts: RenderLinkParts): { pairs: [string, string][]; withSignature(signature: string): string } {
+  const id = managedKeyIdOf(parts.key);
+  // A link is public: with the whole key in it, whoever sees it holds the key.
+  if (id !== undefined) throw new TypeError(`renderLink: key is a whole API key, secret included; a link names the key by its prefix: key: '${id}'`);
   const pairs: [string, string][] = [];
   for (const [name, value] of Object.entries(parts.params)) {
     if (value === undefined) continue;

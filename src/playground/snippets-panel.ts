@@ -8,7 +8,7 @@ const NOT_IN_LINKS = ['response_type', 'async', 'webhook_url'];
 
 export interface LinkSigning {
   apiKey: string;
-  /** A managed key's id and secret; empty: derived from `apiKey`. */
+  /** A managed key's id and secret; empty: derived from `apiKey`. An id alone goes with `apiKey`'s derived secret (a service with a link id secret). */
   linkKey: string;
   signingSecret: string;
 }
@@ -45,7 +45,7 @@ export class SnippetsPanel {
 
 async function renderLinkText({ origin, basePath, params }: RequestShape, signing: LinkSigning): Promise<string> {
   if (typeof params.url !== 'string') return 'A render link captures a url: fill in url.';
-  const credentials = signing.linkKey && signing.signingSecret ? { linkKey: signing.linkKey, signingSecret: signing.signingSecret } : signing.apiKey ? await operatorLinkCredentials(signing.apiKey) : undefined;
+  const credentials = signing.linkKey && signing.signingSecret ? { linkKey: signing.linkKey, signingSecret: signing.signingSecret } : signing.apiKey ? await operatorLinkCredentials(signing.apiKey, signing.linkKey ? { linkKey: signing.linkKey } : {}) : undefined;
   if (!credentials) return 'Type an API key (or a key id and its signing secret below) to sign a link.';
   const linkParams = Object.fromEntries(Object.entries(params).filter(([name]) => !NOT_IN_LINKS.includes(name))) as { url: string };
   return createCaptureClient({ baseUrl: origin, basePath }).renderLink(linkParams, credentials);

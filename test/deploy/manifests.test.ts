@@ -21,6 +21,8 @@ import { until } from '../helpers/wait.js';
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CHART = path.join(ROOT, 'deploy/helm/capture-engine');
+/** As an operator would set it: the service refuses keys under 128 bits. */
+const OPERATOR_KEYS = `${'9f'.repeat(32)}:PRO`;
 
 /**
  * The Helm chart rendered with Helm's template engine (Go's text/template and Sprig, from Debian's
@@ -82,7 +84,7 @@ type PodTemplate = { metadata: { labels: Record<string, string> }; spec: { conta
 const podOf = (deployment: Manifest): PodTemplate => (deployment.spec as { template: PodTemplate }).template;
 
 const EVERYTHING = {
-  secrets: { CAPTURE_API_KEYS: 'key:PRO', CAPTURE_WEBHOOK_SECRET: 'hook', REDIS_PASSWORD: 'pw', AWS_ACCESS_KEY_ID: 'id', AWS_SECRET_ACCESS_KEY: 'secret' },
+  secrets: { CAPTURE_API_KEYS: OPERATOR_KEYS, CAPTURE_WEBHOOK_SECRET: 'hook', REDIS_PASSWORD: 'pw', AWS_ACCESS_KEY_ID: 'id', AWS_SECRET_ACCESS_KEY: 'secret' },
   redis: { passwordSecretKey: 'REDIS_PASSWORD', address: 'redis-master:6379', queueName: 'shots' },
   s3: { bucket: 'captures', endpoint: 'http://minio:9000', forcePathStyle: true },
   ingress: { enabled: true, className: 'nginx', annotations: { 'nginx.ingress.kubernetes.io/proxy-read-timeout': '600' }, hosts: [{ host: 'shots.example.com', paths: [{ path: '/', pathType: 'Prefix' }] }], tls: [{ hosts: ['shots.example.com'], secretName: 'shots-tls' }] },
@@ -132,7 +134,7 @@ describe('Helm chart', () => {
     validateAll(manifests);
     const config = (find(manifests, 'ConfigMap', 'shots-capture-engine') as Manifest & { data: Record<string, string> }).data;
     expect(config).toMatchObject({ CAPTURE_S3_BUCKET: 'captures', CAPTURE_S3_FORCE_PATH_STYLE: 'true', CAPTURE_QUEUE_NAME: 'shots', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318', CAPTURE_TIMEOUT_MS: '45000' });
-    expect((find(manifests, 'Secret', 'shots-capture-engine') as Manifest & { stringData: Record<string, string> }).stringData.CAPTURE_API_KEYS).toBe('key:PRO');
+    expect((find(manifests, 'Secret', 'shots-capture-engine') as Manifest & { stringData: Record<string, string> }).stringData.CAPTURE_API_KEYS).toBe(OPERATOR_KEYS);
     const ingress = find(manifests, 'Ingress', 'shots-capture-engine')?.spec as { rules: Array<{ http: { paths: Array<{ backend: { service: { name: string; port: { name: string } } } }> } }> };
     expect(ingress.rules[0]?.http.paths[0]?.backend.service).toEqual({ name: 'shots-capture-engine', port: { name: 'http' } });
     const scaled = find(manifests, 'ScaledObject', 'shots-capture-engine-worker')?.spec as { triggers: Array<{ metadata: Record<string, string>; authenticationRef?: { name: string } }> };

@@ -82,20 +82,31 @@ export function operatorSigningSecret(key: string): string {
 }
 
 /**
- * A key the operator chose (`CAPTURE_API_KEYS`, the `apiKeys` option). Its id derives from its
- * digest, so it names the same account on every start and every instance.
+ * A key the operator chose (`CAPTURE_API_KEYS`, the `apiKeys` option). Its id derives from the key
+ * (and the link id secret, when there is one), so it names the same account on every start and
+ * every instance that share them.
  */
-export function operatorKey(key: string, tier: TierName, name?: string, signingSecret = operatorSigningSecret(key)): ApiKey {
+export function operatorKey(key: string, tier: TierName, options: { name?: string; signingSecret?: string; linkIdSecret?: string } = {}): ApiKey {
   if (key.length === 0 || key.length > MAX_KEY_LENGTH) throw new Error(`API keys must be 1..${MAX_KEY_LENGTH} characters`);
-  const digest = digestOf(key);
-  return { id: operatorKeyId(digest), digest, tier, created: new Date().toISOString(), ...(name ? { name } : {}), signingSecret };
+  const { name, signingSecret = operatorSigningSecret(key), linkIdSecret } = options;
+  return { id: operatorKeyId(key, linkIdSecret), digest: digestOf(key), tier, created: new Date().toISOString(), ...(name ? { name } : {}), signingSecret };
 }
 
-function operatorKeyId(digest: string): string {
-  return `${OPERATOR_ID_PREFIX}${Buffer.from(digest.slice(0, 2 * OPERATOR_ID_BYTES), 'hex').toString('base64url')}`;
+/**
+ * An id that render links publish. Keyed with a secret the links never carry, nobody can test
+ * guesses of the key against it; without one it is a truncated SHA-256, which only a key too
+ * random to guess (what the memory store demands) keeps safe.
+ */
+function operatorKeyId(key: string, linkIdSecret: string | undefined): string {
+  const mac = linkIdSecret === undefined ? hash('sha256', key, 'buffer') : createHmac('sha256', linkIdSecret).update(key).digest();
+  return `${OPERATOR_ID_PREFIX}${mac.subarray(0, OPERATOR_ID_BYTES).toString('base64url')}`;
 }
 
-/** What signs render links of a key the operator chose (`CAPTURE_API_KEYS`): its public id and derived secret. */
-export function operatorLinkCredentials(key: string): { key: string; signingSecret: string } {
-  return { key: operatorKeyId(digestOf(key)), signingSecret: operatorSigningSecret(key) };
+/**
+ * What signs render links of a key the operator chose (`CAPTURE_API_KEYS`): its public id and
+ * derived secret. The id needs the service's `linkIdSecret` when it has one, or is taken as given
+ * (`linkKey`, as the service printed it at start).
+ */
+export function operatorLinkCredentials(key: string, options: { linkIdSecret?: string; linkKey?: string } = {}): { key: string; signingSecret: string } {
+  return { key: options.linkKey ?? operatorKeyId(key, options.linkIdSecret), signingSecret: operatorSigningSecret(key) };
 }

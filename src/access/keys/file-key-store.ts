@@ -4,7 +4,7 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isTierName } from '../tiers.js';
 import type { ApiKey, ManagedKeyStore } from './api-key.js';
-import { fromStored, managedKeyStore } from './managed-key-store.js';
+import { fromStored, managedKeyStore, type ManagedKeyOptions } from './managed-key-store.js';
 
 /** How often a running service looks at the file: a revocation takes effect within this. */
 const WATCH_INTERVAL_MS = 250;
@@ -14,7 +14,7 @@ const WATCH_INTERVAL_MS = 250;
  * go to a temporary file renamed over the old one, so a reader never sees half a file; a running
  * service re-reads the file when it changes (the CLI changes it).
  */
-export function createFileKeyStore(file: string): ManagedKeyStore {
+export function createFileKeyStore(file: string, options: ManagedKeyOptions = {}): ManagedKeyStore {
   let known = index(readKeys(file));
   const reload = (current: Stats, previous: Stats): void => {
     if (current.mtimeMs === previous.mtimeMs && current.size === previous.size) return;
@@ -33,20 +33,40 @@ export function createFileKeyStore(file: string): ManagedKeyStore {
     await rename(temporary, file);
     known = index(next);
   };
-  return managedKeyStore({
-    byDigest: async (digest) => known.byDigest.get(digest),
-    lookupId: async (id) => known.byId.get(id),
-    byId: async (id) => readKeys(file).find((key) => key.id === id),
-    async put(key) {
-      const current = readKeys(file);
-      const known = current.some((entry) => entry.id === key.id);
-      await save(known ? current.map((entry) => (entry.id === key.id ? key : entry)) : [...current, key]);
+  // Each change reads the file, then writes it a few awaits later: one at a time, or a change
+  // between the two would be lost (and two keys could take one id). Another process writing the
+  // file meanwhile is not held off: there is no lock.
+  let lastChange: Promise<unknown> = Promise.resolve();
+  const oneAtATime = <T>(change: () => Promise<T>): Promise<T> => {
+    const next = lastChange.then(change, change);
+    lastChange = next.catch(() => undefined);
+    return next;
+  };
+  return managedKeyStore(
+    {
+      byDigest: async (digest) => known.byDigest.get(digest),
+      lookupId: async (id) => known.byId.get(id),
+      byId: async (id) => readKeys(file).find((key) => key.id === id),
+      put: (key) =>
+        oneAtATime(async () => {
+          const current = readKeys(file);
+          const known = current.some((entry) => entry.id === key.id);
+          await save(known ? current.map((entry) => (entry.id === key.id ? key : entry)) : [...current, key]);
+        }),
+      add: (key) =>
+        oneAtATime(async () => {
+          const current = readKeys(file);
+          if (current.some((entry) => entry.id === key.id)) return false;
+          await save([...current, key]);
+          return true;
+        }),
+      all: async () => readKeys(file),
+      async close() {
+        unwatchFile(file, reload);
+      },
     },
-    all: async () => readKeys(file),
-    async close() {
-      unwatchFile(file, reload);
-    },
-  });
+    options,
+  );
 }
 
 function readKeys(file: string): ApiKey[] {

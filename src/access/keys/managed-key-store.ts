@@ -8,14 +8,27 @@ export interface KeyBackend {
   lookupId(id: string): Promise<ApiKey | undefined>;
   /** Read fresh, not from a cache: a change must start from what is stored now. */
   byId(id: string): Promise<ApiKey | undefined>;
-  /** Adds the key, or replaces the one with its id. */
+  /** Replaces the key with its id (or adds it). */
   put(key: ApiKey): Promise<void>;
+  /** Adds a new key unless one has its id already, in one step no other writer can come between; false when one had. */
+  add(key: ApiKey): Promise<boolean>;
   all(): Promise<ApiKey[]>;
   close(): Promise<void>;
 }
 
+export interface ManagedKeyOptions {
+  /** Makes the keys of `create`; for tests that force two keys onto one id. @default newKey */
+  generateKey?: () => { key: string; id: string; digest: string };
+}
+
+/**
+ * Ids are 48 random bits: a new one meets one of n stored with probability n / 2^48, rare but not
+ * impossible among millions of keys. Several meetings in a row mean the generator is not random.
+ */
+const CREATE_TRIES = 5;
+
 /** One behaviour for every store: lookups by digest, keys made once, revocations kept with their time. */
-export function managedKeyStore(backend: KeyBackend): ManagedKeyStore {
+export function managedKeyStore(backend: KeyBackend, { generateKey = newKey }: ManagedKeyOptions = {}): ManagedKeyStore {
   const change = async (id: string, update: (key: ApiKey) => ApiKey): Promise<boolean> => {
     const key = await backend.byId(id);
     if (key) await backend.put(update(key));
@@ -28,10 +41,13 @@ export function managedKeyStore(backend: KeyBackend): ManagedKeyStore {
     },
     lookupId: (id) => backend.lookupId(id),
     async create(tier: TierName, { name, signedOnly }: { name?: string; signedOnly?: boolean } = {}) {
-      const { key, id, digest } = newKey();
-      const record: ApiKey = { id, digest, tier, created: new Date().toISOString(), ...(name ? { name } : {}), signingSecret: newSigningSecret(), ...(signedOnly ? { signedOnly } : {}) };
-      await backend.put(record);
-      return { key, record };
+      for (let tries = 0; tries < CREATE_TRIES; tries++) {
+        const { key, id, digest } = generateKey();
+        const record: ApiKey = { id, digest, tier, created: new Date().toISOString(), ...(name ? { name } : {}), signingSecret: newSigningSecret(), ...(signedOnly ? { signedOnly } : {}) };
+        // Replacing a key that has this id would hand its account (quota, name, links) to the new one.
+        if (await backend.add(record)) return { key, record };
+      }
+      throw new Error(`no free key id after ${CREATE_TRIES} tries: is the key generator random?`);
     },
     list: () => backend.all(),
     revoke: (id) => change(id, (key) => ({ ...key, revoked: key.revoked ?? new Date().toISOString() })),

@@ -1,10 +1,11 @@
 import type { ApiKey, ManagedKeyStore } from './api-key.js';
-import { fromStored, managedKeyStore } from './managed-key-store.js';
+import { fromStored, managedKeyStore, type ManagedKeyOptions } from './managed-key-store.js';
 
 /** The part of an ioredis client the store uses. */
 export interface RedisHashClient {
   hget(key: string, field: string): Promise<string | null>;
   hset(key: string, field: string, value: string): Promise<unknown>;
+  hsetnx(key: string, field: string, value: string): Promise<number>;
   hvals(key: string): Promise<string[]>;
 }
 
@@ -21,7 +22,7 @@ const IDS = 'capture-engine:key-prefixes';
  * Keys in Redis, shared by every instance: a hash from digest to the key's record and one from
  * id to digest. Lookups (by digest and by id) are read through a cache of CACHE_MS.
  */
-export function createRedisKeyStore(client: RedisHashClient): ManagedKeyStore {
+export function createRedisKeyStore(client: RedisHashClient, options: ManagedKeyOptions = {}): ManagedKeyStore {
   const read = async (digest: string): Promise<ApiKey | undefined> => {
     const text = await client.hget(KEYS, digest);
     return text === null ? undefined : fromStored(JSON.parse(text));
@@ -32,19 +33,28 @@ export function createRedisKeyStore(client: RedisHashClient): ManagedKeyStore {
   };
   const byDigest = briefly(read);
   const lookupId = briefly(byId);
-  return managedKeyStore({
-    byDigest,
-    lookupId,
-    byId,
-    async put(key) {
-      await Promise.all([client.hset(KEYS, key.digest, JSON.stringify(key)), client.hset(IDS, key.id, key.digest)]);
+  return managedKeyStore(
+    {
+      byDigest,
+      lookupId,
+      byId,
+      async put(key) {
+        await Promise.all([client.hset(KEYS, key.digest, JSON.stringify(key)), client.hset(IDS, key.id, key.digest)]);
+      },
+      async add(key) {
+        // The id is claimed first: until the record follows, a lookup by id finds nothing, as for an unknown key.
+        if ((await client.hsetnx(IDS, key.id, key.digest)) === 0) return false;
+        await client.hset(KEYS, key.digest, JSON.stringify(key));
+        return true;
+      },
+      all: async () => (await client.hvals(KEYS)).map((text) => fromStored(JSON.parse(text))).filter((key): key is ApiKey => key !== undefined),
+      async close() {
+        byDigest.cache.clear();
+        lookupId.cache.clear();
+      },
     },
-    all: async () => (await client.hvals(KEYS)).map((text) => fromStored(JSON.parse(text))).filter((key): key is ApiKey => key !== undefined),
-    async close() {
-      byDigest.cache.clear();
-      lookupId.cache.clear();
-    },
-  });
+    options,
+  );
 }
 
 /** A lookup remembered for CACHE_MS, unknown answers too, in at most CACHE_ENTRIES entries. */
