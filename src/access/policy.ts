@@ -30,6 +30,10 @@ export interface Policy {
    * address alone.
    */
   hitLink(linkId: string | undefined, address: string): Promise<LimitDecision>;
+  /** Browser time the account's captures held this hour, in seconds, against its tier's `browserSecondsPerHour`. */
+  browserTime(accountId: string, tier: TierName): Promise<LimitState>;
+  /** Counts `seconds` of browser time one of the account's captures held, whether it succeeded or not. */
+  chargeBrowserTime(accountId: string, tier: TierName, seconds: number): Promise<void>;
   /** The account's quota this month, without using any. */
   quota(accountId: string, tier: TierName): Promise<LimitState>;
   /** Takes `count` captures (default 1) from the quota before capturing; refused (and none taken) when fewer are left. */
@@ -80,6 +84,7 @@ export function createPolicy(options: { tiers?: Partial<Record<TierName, Partial
     Object.fromEntries(TIER_NAMES.map((name) => [name, make(name, tiers[name])])) as Record<TierName, T>;
   const rate = perTier((name, limits) => store.create({ keyPrefix: `rate:${name}`, points: limits.requestsPerMinute, durationSec: 60, refuseFromMemoryWhenOver: true }));
   const quota = perTier((name, limits) => store.create({ keyPrefix: `quota:${name}`, points: limits.monthlyQuota, durationSec: MONTH_WINDOW_SEC }));
+  const browser = perTier((name, limits) => store.create({ keyPrefix: `browser:${name}`, points: limits.browserSecondsPerHour, durationSec: 3600 }));
   const month = monthClock();
   const monthKey = (accountId: string, atMs?: number): string => `${accountId}:${month(atMs).label}`;
   const addresses = store.create({ keyPrefix: 'rate:address', points: tiers.FREE.requestsPerMinute, durationSec: 60, refuseFromMemoryWhenOver: true });
@@ -118,6 +123,14 @@ export function createPolicy(options: { tiers?: Partial<Record<TierName, Partial
       const [link, fromAddress] = await Promise.all([hit(links, linkId, linkLimits.perLink), from]);
       const tighter = link.remaining / link.limit <= fromAddress.remaining / fromAddress.limit ? link : fromAddress;
       return { ...tighter, allowed: link.allowed && fromAddress.allowed };
+    },
+    async browserTime(accountId, tier) {
+      const res = await browser[tier].get(accountId);
+      const limit = tiers[tier].browserSecondsPerHour;
+      return { limit, remaining: Math.max(0, limit - (res?.consumedPoints ?? 0)), resetMs: Date.now() + Math.max(0, res?.msBeforeNext ?? 3_600_000) };
+    },
+    async chargeBrowserTime(accountId, tier, seconds) {
+      if (seconds > 0) await browser[tier].penalty(accountId, seconds);
     },
     async quota(accountId, tier) {
       const res = await quota[tier].get(monthKey(accountId));

@@ -31,6 +31,11 @@ export interface TierLimits {
   maxConcurrent: number;
   /** Most items in one `POST {base}/v1/bulk` batch. */
   maxBulkItems: number;
+  /**
+   * Seconds of browser time an account's captures may hold in an hour, failed ones included:
+   * failures give their quota back, so without this a key could keep its browsers busy for free.
+   */
+  browserSecondsPerHour: number;
 }
 
 const ALL_FORMATS = Object.freeze(Object.keys(FORMATS) as CaptureFormat[]);
@@ -39,10 +44,10 @@ const EXPENSIVE_ALLOWED = { scripts: true, maxDeviceScaleFactor: 4, formats: ALL
 
 /** The README's tier table; every number can be overridden with the `tiers` option. */
 export const DEFAULT_TIERS: Readonly<Record<TierName, TierLimits>> = Object.freeze({
-  FREE: { requestsPerMinute: 20, monthlyQuota: 100, maxDuration: 10, geolocation: false, maxFullPageHeight: 32_000, maxFps: 30, proxy: false, maxConcurrent: 2, maxBulkItems: 10, ...EXPENSIVE_ALLOWED },
-  BASIC: { requestsPerMinute: 40, monthlyQuota: 2_000, maxDuration: 30, geolocation: false, maxFullPageHeight: 64_000, maxFps: 30, proxy: false, maxConcurrent: 4, maxBulkItems: 100, ...EXPENSIVE_ALLOWED },
-  PRO: { requestsPerMinute: 80, monthlyQuota: 10_000, maxDuration: 300, geolocation: true, maxFullPageHeight: 150_000, maxFps: 60, proxy: true, maxConcurrent: 8, maxBulkItems: 500, ...EXPENSIVE_ALLOWED },
-  ENTERPRISE: { requestsPerMinute: 150, monthlyQuota: 100_000, maxDuration: 1800, geolocation: true, maxFullPageHeight: 300_000, maxFps: 60, proxy: true, maxConcurrent: 16, maxBulkItems: 1_000, ...EXPENSIVE_ALLOWED },
+  FREE: { requestsPerMinute: 20, monthlyQuota: 100, maxDuration: 10, geolocation: false, maxFullPageHeight: 32_000, maxFps: 30, proxy: false, maxConcurrent: 2, maxBulkItems: 10, browserSecondsPerHour: 600, ...EXPENSIVE_ALLOWED },
+  BASIC: { requestsPerMinute: 40, monthlyQuota: 2_000, maxDuration: 30, geolocation: false, maxFullPageHeight: 64_000, maxFps: 30, proxy: false, maxConcurrent: 4, maxBulkItems: 100, browserSecondsPerHour: 1_800, ...EXPENSIVE_ALLOWED },
+  PRO: { requestsPerMinute: 80, monthlyQuota: 10_000, maxDuration: 300, geolocation: true, maxFullPageHeight: 150_000, maxFps: 60, proxy: true, maxConcurrent: 8, maxBulkItems: 500, browserSecondsPerHour: 7_200, ...EXPENSIVE_ALLOWED },
+  ENTERPRISE: { requestsPerMinute: 150, monthlyQuota: 100_000, maxDuration: 1800, geolocation: true, maxFullPageHeight: 300_000, maxFps: 60, proxy: true, maxConcurrent: 16, maxBulkItems: 1_000, browserSecondsPerHour: 36_000, ...EXPENSIVE_ALLOWED },
 });
 
 export type Tiers = Readonly<Record<TierName, TierLimits>>;

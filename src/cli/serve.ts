@@ -70,7 +70,7 @@ async function startService(setup: ServiceSetup, adapter: AdapterName, port: num
     let metricsServer: Server | undefined;
     if (setup.metrics) {
       setup.metrics.metrics.watch(() => engine.stats);
-      metricsServer = await startMetricsServer(setup.metrics.metrics.registry, setup.metrics.port, host);
+      metricsServer = await startMetricsServer(setup.metrics.metrics.registry, setup.metrics.port, host, () => http.ready(true));
     }
     return { server, engine, worker, metricsServer, capturePath: http.routes.capture, playgroundPath: http.routes.playground?.pages[0] };
   } catch (error) {

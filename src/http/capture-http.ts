@@ -47,9 +47,12 @@ export class CaptureHttp {
     return alive();
   }
 
-  /** `GET /readyz`'s answer: the browser connected and the `readiness` checks passing, else 503. */
-  ready(): Promise<HttpResponse> {
-    return ready(this.engine.stats, this.options.readiness ?? [], this.options.pressure);
+  /**
+   * `GET /readyz`'s answer: the browser connected and the `readiness` checks passing, else 503
+   * naming what fails. `details` adds the reasons and the pressure readings: never on a public port.
+   */
+  ready(details = false): Promise<HttpResponse> {
+    return ready(this.engine.stats, this.options.readiness ?? [], this.options.pressure, details);
   }
 
   /** Largest POST body an adapter reads for `url` (a batch may be larger than a capture's parameters). */

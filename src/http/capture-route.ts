@@ -7,7 +7,7 @@ import type { PhaseTimings } from '../core/phases.js';
 import { identify } from './caller.js';
 import { countRequest } from './count-request.js';
 import type { CaptureAsk } from './capture-ask.js';
-import { missingApiKey, rateLimitExceeded } from './http-errors.js';
+import { browserTimeExceeded, missingApiKey, rateLimitExceeded } from './http-errors.js';
 import { withReservation } from './quota-reservation.js';
 import type { HttpRequest } from './http-types.js';
 import type { ResolvedHttpOptions } from './http-options.js';
@@ -104,16 +104,27 @@ async function answerTimedCapture(
     ask.check?.(parsed);
     answer.format = parsed.format;
     answer.scenario = parsed.scenario;
+    answer.tier = account.tier;
     // Not a spread: an adapter's options may make `signal` in a getter, on first read.
     const capture = (params: CaptureParams, signal: AbortSignal | undefined): Promise<CaptureResult> =>
       withReservation(options, account, headers, async () => {
+        const time = await policy.browserTime(account.id, account.tier);
+        if (time.remaining <= 0) throw browserTimeExceeded(time);
+        const started = performance.now();
+        let timings: PhaseTimings | undefined;
         try {
           const result = await engine.capture(params, { signal, tenant: account.id, maxConcurrent: policy.tiers[account.tier].maxConcurrent });
-          ran(result.timings);
+          timings = result.timings;
           return result;
         } catch (error) {
-          ran(toCaptureError(error).timings);
+          timings = toCaptureError(error).timings;
           throw error;
+        } finally {
+          ran(timings);
+          // What held a browser, failed or not: the wait for one does not count.
+          const seconds = Math.max(0, (performance.now() - started - (timings?.queue ?? 0)) / 1000);
+          answer.browserSeconds = (answer.browserSeconds ?? 0) + seconds;
+          await policy.chargeBrowserTime(account.id, account.tier, Math.ceil(seconds));
         }
       });
     const run = async (): Promise<Omit<RouteAnswer, 'route'>> => {
@@ -134,8 +145,9 @@ async function answerTimedCapture(
       return { bytes: result.size, captureId: result.id, response };
     };
     const key = ask.route === 'capture' && ask.request.method.toUpperCase() === 'POST' ? idempotencyKeyOf(ask.request) : undefined;
-    if (key === undefined) return { ...answer, ...(await run()) };
-    return { ...answer, ...(await answerIdempotently(options.idempotency, key, account, parsed, headers, claimMs(options, parsed), run)) };
+    // Awaited before the spread: the capture adds what it learnt (its browser time) to `answer`.
+    const answered = key === undefined ? await run() : await answerIdempotently(options.idempotency, key, account, parsed, headers, claimMs(options, parsed), run);
+    return { ...answer, ...answered };
   } catch (error) {
     return { ...answer, response: errorResponse(error, headers, options.log) };
   }

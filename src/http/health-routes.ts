@@ -21,10 +21,12 @@ export interface PressureLimits {
 
 /**
  * `GET /readyz`: 200 when the browser is connected, every check passes and the instance is not
- * under pressure (queue full, memory short, load over a set limit), else 503 with the reasons,
- * so a load balancer sends captures elsewhere; a 503 carries the pressure readings as well.
+ * under pressure (queue full, memory short, load over a set limit), else 503 naming what fails,
+ * so a load balancer sends captures elsewhere. The public port answers anyone, so it says no more
+ * (a store's error may name hosts, the readings how to load the instance): `details` adds the
+ * reasons and the pressure readings, for the private metrics port.
  */
-export async function ready(stats: PoolStats, checks: readonly ReadinessCheck[], limits: PressureLimits = {}): Promise<HttpResponse> {
+export async function ready(stats: PoolStats, checks: readonly ReadinessCheck[], limits: PressureLimits = {}, details = false): Promise<HttpResponse> {
   const failures: Record<string, string> = {};
   if (!stats.connected) failures.browser = 'not connected';
   const pressure = readPressure(stats);
@@ -42,8 +44,9 @@ export async function ready(stats: PoolStats, checks: readonly ReadinessCheck[],
       }
     }),
   );
-  const ok = Object.keys(failures).length === 0;
-  return json(ok ? 200 : 503, { 'Cache-Control': 'no-store' }, ok ? { status: 'ready' } : { status: 'not ready', failures, pressure });
+  const failing = Object.keys(failures);
+  if (failing.length === 0) return json(200, { 'Cache-Control': 'no-store' }, details ? { status: 'ready', pressure } : { status: 'ready' });
+  return json(503, { 'Cache-Control': 'no-store' }, details ? { status: 'not ready', failures, pressure } : { status: 'not ready', failing });
 }
 
 /** What `/readyz` reports of the instance's load, whether ready or not. */

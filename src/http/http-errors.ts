@@ -17,6 +17,13 @@ export function quotaExceeded(quota: LimitState, asked = 1): CaptureError {
   });
 }
 
+export function browserTimeExceeded(time: LimitState): CaptureError {
+  return new CaptureError('BROWSER_TIME_EXCEEDED', `This key's captures held the browser for their ${time.limit} s of this hour (failed ones too)`, {
+    details: { limit: time.limit, remaining: 0, reset: time.resetMs },
+    headers: { 'Retry-After': retryAfter(time.resetMs) },
+  });
+}
+
 export function missingApiKey(message = 'API key required: send it in X-API-Key, the api_key query parameter or the api_key body field'): CaptureError {
   return new CaptureError('MISSING_API_KEY', message);
 }

@@ -16,6 +16,9 @@ export interface AnsweredRequest {
   /** Capture id and the caller's key id (never the key), for the access log. */
   captureId?: string;
   keyId?: string;
+  /** Browser time the request's capture held (queue wait excluded), and the caller's tier. */
+  browserSeconds?: number;
+  tier?: string;
   seconds: number;
 }
 

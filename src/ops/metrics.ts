@@ -33,13 +33,14 @@ export function createCaptureMetrics(options: { registry?: Registry; defaultMetr
   if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
   const requests = new Counter({ name: 'capture_requests_total', help: 'Capture requests answered, by catalogue code (OK for success), format and scenario', labelNames: ['code', 'format', 'scenario'], registers: [registry] });
   const duration = new Histogram({ name: 'capture_duration_seconds', help: 'Time spent in each phase of a capture', labelNames: ['phase'], buckets: PHASE_BUCKETS, registers: [registry] });
-  const rejections = new Counter({ name: 'capture_limiter_rejections_total', help: 'Requests refused by the rate limit or the monthly quota', labelNames: ['reason'], registers: [registry] });
+  const rejections = new Counter({ name: 'capture_limiter_rejections_total', help: 'Requests refused by the rate limit, the monthly quota or the hourly browser time', labelNames: ['reason'], registers: [registry] });
   const cache = new Counter({
     name: 'capture_cache_requests_total',
     help: 'Cached requests (cache=true, render links) by how the result cache answered: hit, stale, miss (captured) or coalesced (waited for an identical capture)',
     labelNames: ['result'],
     registers: [registry],
   });
+  const browserSeconds = new Counter({ name: 'capture_browser_seconds_total', help: 'Browser time held by captures answered over HTTP, failed ones included, by tier (each tier has an hourly budget per account)', labelNames: ['tier'], registers: [registry] });
   const bytes = new Counter({ name: 'capture_bytes_total', help: 'Bytes of captured files served or stored', registers: [registry] });
   let stats: (() => PoolStats) | undefined;
   new Gauge({ name: 'capture_queue_depth', help: 'Captures waiting for a browser context', registers: [registry], collect() { this.set(stats?.().queued ?? 0); } });
@@ -82,6 +83,8 @@ export function createCaptureMetrics(options: { registry?: Registry; defaultMetr
     requests.inc({ code: request.code ?? (request.status < 400 ? 'OK' : 'UNKNOWN'), format: request.format ?? 'none', scenario: request.scenario ?? 'none' });
     if (request.code === 'RATE_LIMIT_EXCEEDED') rejections.inc({ reason: 'rate' });
     if (request.code === 'QUOTA_EXCEEDED') rejections.inc({ reason: 'quota' });
+    if (request.code === 'BROWSER_TIME_EXCEEDED') rejections.inc({ reason: 'browser_time' });
+    if (request.browserSeconds !== undefined) browserSeconds.inc({ tier: request.tier ?? 'none' }, request.browserSeconds);
     if (request.bytes !== undefined && request.status < 400) bytes.inc(request.bytes);
   };
   return {

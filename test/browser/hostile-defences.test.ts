@@ -108,7 +108,7 @@ describe('queue limits', () => {
       const slow = engine.capture({ ...solid(), delay: 2000 });
       await until(() => engine.stats.running === 1, 'the slow capture to run');
       await expect(engine.capture(solid())).rejects.toMatchObject({ code: 'SERVICE_BUSY' });
-      const ready = await createCaptureHttp(engine).ready();
+      const ready = await createCaptureHttp(engine).ready(true);
       expect(ready.status).toBe(503);
       expect(JSON.parse(ready.body as string)).toMatchObject({ status: 'not ready', failures: { queue: expect.stringContaining('full') }, pressure: { running: 1 } });
       await slow;

@@ -26,12 +26,15 @@ describe('health and readiness', () => {
     expect((await fetch(`${service.origin}/healthz`, { method: 'POST' })).status).toBe(405);
   });
 
-  it('/readyz is 503 with the reason once a store is down', async () => {
+  // Issue 47: the public port names what fails and nothing more (a store's error may name hosts).
+  it('/readyz is 503 naming the store once it is down, without its error or the pressure readings', async () => {
     await redis?.stop();
     redis = undefined;
     const ready = await fetch(`${service.origin}/readyz`);
     expect(ready.status).toBe(503);
-    expect(await ready.json()).toMatchObject({ status: 'not ready', failures: { redis: expect.any(String) } });
+    expect(await ready.json()).toEqual({ status: 'not ready', failing: ['redis'] });
+    const details = await service.http.ready(true);
+    expect(JSON.parse(details.body as string)).toMatchObject({ status: 'not ready', failures: { redis: expect.any(String) }, pressure: { running: 0 } });
     expect((await fetch(`${service.origin}/healthz`)).status).toBe(200);
   });
 

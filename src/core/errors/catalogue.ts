@@ -25,6 +25,7 @@ export const ERROR_CATALOGUE = {
   RANGE_NOT_SATISFIABLE: { status: 416, message: 'Range not satisfiable', retryable: false, expose: true },
   RATE_LIMIT_EXCEEDED: { status: 429, message: 'Rate limit exceeded', retryable: true, expose: true },
   QUOTA_EXCEEDED: { status: 429, message: 'Monthly quota exceeded', retryable: false, expose: true },
+  BROWSER_TIME_EXCEEDED: { status: 429, message: 'Browser time of this hour used up', retryable: true, expose: true },
   INTERNAL_ERROR: { status: 500, message: 'Internal error', retryable: false, expose: false },
   CAPTURE_FAILED: { status: 502, message: 'Capture failed', retryable: true, expose: true },
   UPLOAD_FAILED: { status: 502, message: 'Upload to upload_url failed', retryable: true, expose: true },
