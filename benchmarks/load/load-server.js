@@ -19,7 +19,7 @@ import { answerRequests } from '../lib/ipc.js';
 import { mountFloor } from './load-server-floor.js';
 
 /** The options of `createCaptureHttp` (CaptureHttpOptions); every other option is the engine's. */
-const HTTP_OPTIONS = new Set(['basePath', 'bodyLimit', 'apiKeys', 'keyStore', 'tiers', 'limiterStore', 'policy', 'observer',
+const HTTP_OPTIONS = new Set(['basePath', 'bodyLimit', 'apiKeys', 'keyStore', 'tiers', 'limiterStore', 'linkLimits', 'policy', 'observer',
   'healthRoutes', 'readiness', 'pressure', 'asyncCaptures', 'cache']);
 
 let engine;

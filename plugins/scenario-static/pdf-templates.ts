@@ -1,6 +1,6 @@
 import type { CaptureContext } from '../../src/core/plugin-api.js';
 import { abortable } from '../../src/core/deadline.js';
-import { assetFor } from '../../src/core/document/capture-document.js';
+import { assetFor, bytesOf } from '../../src/core/document/capture-document.js';
 import { readCdpStream } from './read-cdp-stream.js';
 
 /** Chromium prints an empty template where none is given, instead of its date, title and URL. */
@@ -48,7 +48,10 @@ async function inlineAssets(ctx: CaptureContext, template: string): Promise<stri
 }
 
 async function fetchAsset(ctx: CaptureContext, url: string): Promise<{ body: Buffer; type: string } | undefined> {
-  if (ctx.document && url.startsWith(new URL(ctx.document.url).origin)) return assetFor(ctx.document, url);
+  if (ctx.document && url.startsWith(new URL(ctx.document.url).origin)) {
+    const asset = assetFor(ctx.document, url);
+    return asset && { body: await bytesOf(asset), type: asset.type };
+  }
   if (!/^https?:/i.test(url)) return undefined;
   const { frameTree } = await ctx.cdp.send('Page.getFrameTree');
   const { resource } = await ctx.cdp.send('Network.loadNetworkResource', { frameId: frameTree.frame.id, url, options: { disableCache: false, includeCredentials: false } });

@@ -35,6 +35,11 @@ export interface CaptureOptions {
    * a context. @default the tenant, else 'default'
    */
   reuseKey?: string;
+  /**
+   * Files of an upload on disk, by their path in the document: served from there instead of the
+   * `content` of `files` (which then only names them). The HTTP service passes an upload's files so.
+   */
+  uploads?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -132,7 +137,7 @@ export class CaptureEngine {
       if (params.url !== undefined) await abortable(this.egress.checkTarget(params.url), deadline.signal);
       const proxy = params.proxy === undefined ? undefined : await abortable(this.egress.checkProxy(params.proxy), deadline.signal);
       const uploadTo = params.upload_url === undefined ? undefined : await abortable(this.egress.checkUpload(params.upload_url), deadline.signal);
-      const document = await abortable(documentOf(params, deadline.signal), deadline.signal);
+      const document = await abortable(documentOf(params, deadline.signal, options.uploads), deadline.signal);
       const waitingSince = (asked = performance.now());
       const captureContext = activeContext();
       waiting = tracer().startSpan('capture.queue', {}, captureContext);

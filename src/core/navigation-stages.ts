@@ -90,14 +90,15 @@ async function navigate(ctx: CaptureContext, egress: EgressGuard): Promise<void>
 }
 
 /**
- * Answers the document's origin from memory, ahead of every other route (the last one registered
+ * Answers the document's origin from memory (uploads from their files), ahead of every other route (the last one registered
  * runs first); the rest of the page's requests go out through the egress guard as any page's.
  */
 async function serveDocument(ctx: CaptureContext, document: CaptureDocument): Promise<void> {
   const pattern = `${DOCUMENT_ORIGIN}/**`;
   const serve = async (route: Route): Promise<void> => {
     const asset = assetFor(document, route.request().url());
-    const answer = asset ? { status: 200, contentType: asset.type, body: asset.body } : { status: 404, contentType: 'text/plain', body: 'Not in the document' };
+    const found = asset && (asset.path === undefined ? { body: asset.body } : { path: asset.path });
+    const answer = asset ? { status: 200, contentType: asset.type, ...found } : { status: 404, contentType: 'text/plain', body: 'Not in the document' };
     // The page may be gone by the time a late request is answered.
     await route.fulfill(answer).catch(() => undefined);
   };

@@ -2,6 +2,7 @@ import type { CaptureParams } from '../core/schema/capture-params.js';
 import type { CaptureError } from '../core/errors/catalogue.js';
 import type { Caller } from './caller.js';
 import type { LimitDecision } from '../access/policy.js';
+import type { UploadedFiles } from './multipart-body.js';
 import type { HttpRequest } from './http-types.js';
 import type { ParamBag } from './request-body.js';
 
@@ -19,6 +20,8 @@ export interface CaptureAsk {
   link?: { id: string | undefined };
   /** The request already counted against its caller's rate limit, and the headers that says. */
   counted?: { rate: LimitDecision; headers: Record<string, string> };
+  /** The files of an upload, on disk. */
+  uploads?: UploadedFiles;
   /** HEAD: capture (or warm the cache) and answer the headers only. */
   headOnly?: boolean;
 }

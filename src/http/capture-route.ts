@@ -13,9 +13,9 @@ import type { HttpRequest } from './http-types.js';
 import type { ResolvedHttpOptions } from './http-options.js';
 import type { RouteAnswer } from './http-observer.js';
 import { isMultipart, readBodyParams, type ParamBag } from './request-body.js';
-import { readMultipartParams } from './multipart-body.js';
+import { readMultipartParams, type UploadedFiles } from './multipart-body.js';
 import { captureResponse, errorResponse } from './responses.js';
-import { asyncCapturesFor, enqueueCapture } from './async-capture-routes.js';
+import { asyncCapturesFor, enqueueCapture, withUploadsInline } from './async-capture-routes.js';
 import { answerFromCache, claimMs } from './cache/cached-capture.js';
 import { answerIdempotently, idempotencyKeyOf } from './idempotency/idempotent-answer.js';
 import { cacheHeader } from './cache/cached-response.js';
@@ -57,14 +57,22 @@ async function handleUpload(engine: CaptureEngine, options: ResolvedHttpOptions,
   }
   let params = query;
   let bodyError: CaptureError | undefined;
+  let uploads: UploadedFiles | undefined;
   if (rate.allowed && caller.kind === 'account') {
     try {
-      params = Object.assign(Object.create(null) as ParamBag, query, await readMultipartParams(request, options.uploadLimits));
+      const read = await readMultipartParams(request, options.uploadLimits);
+      params = Object.assign(Object.create(null) as ParamBag, query, read.params);
+      uploads = read.uploads;
     } catch (error) {
       bodyError = toCaptureError(error);
     }
   }
-  return answerCapture(engine, options, { route: 'capture', request, caller, params, bodyError, counted: { rate, headers } }, captureOptions);
+  try {
+    return await answerCapture(engine, options, { route: 'capture', request, caller, params, bodyError, counted: { rate, headers }, uploads }, captureOptions);
+  } finally {
+    // The capture is over (a queued one carries its files in its job): the files go.
+    await uploads?.dispose();
+  }
 }
 
 /**
@@ -113,7 +121,7 @@ async function answerTimedCapture(
         const started = performance.now();
         let timings: PhaseTimings | undefined;
         try {
-          const result = await engine.capture(params, { signal, tenant: account.id, maxConcurrent: policy.tiers[account.tier].maxConcurrent });
+          const result = await engine.capture(params, { signal, tenant: account.id, maxConcurrent: policy.tiers[account.tier].maxConcurrent, uploads: ask.uploads?.paths });
           timings = result.timings;
           return result;
         } catch (error) {
@@ -134,9 +142,10 @@ async function answerTimedCapture(
         return answerFromCache(options, ask, account, parsed, headers, (params) => capture(params, undefined));
       }
       if (parsed.async) {
-        const jobs = await asyncCapturesFor(options, parsed, account);
+        const carried = ask.uploads ? await withUploadsInline(parsed, ask.uploads) : parsed;
+        const jobs = await asyncCapturesFor(options, carried, account);
         await engine.checkAddresses(parsed);
-        const queued = await withReservation(options, account, headers, (reservedAt) => enqueueCapture(jobs, options, parsed, account, reservedAt, headers));
+        const queued = await withReservation(options, account, headers, (reservedAt) => enqueueCapture(jobs, options, carried, account, reservedAt, headers));
         return { captureId: queued.id, response: queued.response };
       }
       const result = await capture(parsed, captureOptions.signal);

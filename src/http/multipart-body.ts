@@ -1,5 +1,11 @@
+import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import type { IncomingHttpHeaders } from 'node:http';
-import { finished } from 'node:stream';
+import os from 'node:os';
+import path from 'node:path';
+import { finished, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type Busboy from 'busboy';
 import { captureErrors } from '../core/errors/factories.js';
 import { lazyRequire } from '../core/lazy-require.js';
@@ -8,6 +14,7 @@ import { CaptureError } from '../core/errors/catalogue.js';
 import type { HttpRequest } from './http-types.js';
 import { payloadTooLarge } from './http-errors.js';
 import { addParam, type ParamBag } from './request-body.js';
+import { documentPath as documentPathOf } from '../core/schema/document-params.js';
 
 /** How much a `multipart/form-data` capture may upload: apart from the limit of other bodies. */
 export interface UploadLimits {
@@ -27,18 +34,41 @@ const busboy = lazyRequire<typeof Busboy>('busboy');
 /** Fields besides files (capture parameters); far more than the schema has. */
 const MOST_FIELDS = 500;
 
+/** The files of an upload, on disk: by their path in the document, the temporary file holding them. */
+export interface UploadedFiles {
+  readonly paths: ReadonlyMap<string, string>;
+  /** Removes the files; once the capture that serves them is over. */
+  dispose(): Promise<void>;
+}
+
 /**
- * Reads a multipart body as it streams in (busboy): its fields are parameters, its files the
- * document's `files`, named by their paths (`images/logo.png`). Over a limit it is 413; what
- * arrives after a file or field over its limit is read and dropped, so the client reads the
- * answer, up to the whole body's limit, past which reading stops.
+ * Reads a multipart body as it streams in (busboy): its fields are parameters, its files written
+ * to temporary files as they arrive, never whole into memory. In the parameters each file stands
+ * as its name and its digest (what cache keys and idempotency fingerprints see); `uploads` gives
+ * the engine its bytes. Over a limit it is 413; what arrives after a file or field over its limit
+ * is read and dropped, so the client reads the answer, up to the whole body's limit, past which
+ * reading stops. A refused body leaves no file behind.
  */
-export function readMultipartParams(request: HttpRequest, limits: UploadLimits): Promise<ParamBag> {
+export async function readMultipartParams(request: HttpRequest, limits: UploadLimits): Promise<{ params: ParamBag; uploads: UploadedFiles }> {
   const stream = request.stream;
-  if (request.bodyTooLarge || !stream) return Promise.reject(payloadTooLarge(limits.totalBytes));
+  if (request.bodyTooLarge || !stream) throw payloadTooLarge(limits.totalBytes);
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'capture-upload-'));
+  const paths = new Map<string, string>();
+  const uploads: UploadedFiles = { paths, dispose: () => rm(dir, { recursive: true, force: true }) };
+  try {
+    return { params: await readInto(stream, request, limits, dir, paths), uploads };
+  } catch (error) {
+    await uploads.dispose();
+    throw error;
+  }
+}
+
+function readInto(stream: Readable, request: HttpRequest, limits: UploadLimits, dir: string, paths: Map<string, string>): Promise<ParamBag> {
   return new Promise((resolve, reject) => {
     const bag = Object.create(null) as ParamBag;
-    const files: { name: string; content: Buffer; type?: string }[] = [];
+    // In the order they were sent, whichever is written first.
+    const files: ({ name: string; content: string; type?: string } | undefined)[] = [];
+    const writing: Promise<unknown>[] = [];
     let refusal: CaptureError | undefined;
     let total = 0;
     let parser: Busboy.Busboy;
@@ -66,15 +96,25 @@ export function readMultipartParams(request: HttpRequest, limits: UploadLimits):
     };
     parser.on('file', (field, file, info) => {
       const name = info.filename ?? field;
-      const chunks: Buffer[] = [];
-      file.on('data', (chunk: Buffer) => chunks.push(chunk));
+      // Numbered, not named by the client: its names are paths of the document, not of this disk.
+      const slot = files.push(undefined) - 1;
+      const onDisk = path.join(dir, String(slot));
+      const digest = createHash('sha256');
+      file.on('data', (chunk: Buffer) => digest.update(chunk));
       file.on('limit', () => refuse(tooLarge(`File '${name}'`, limits.fileBytes)));
-      // A body that ends inside a file fails the file as well as the parser: the parser's error answers.
-      file.on('error', () => undefined);
-      file.on('end', () => {
-        // A type from the name is more reliable than what clients send (often application/octet-stream).
-        if (refusal === undefined) files.push({ name, content: Buffer.concat(chunks), ...(mimeTypes().lookup(name) ? {} : { type: info.mimeType }) });
-      });
+      writing.push(
+        pipeline(file, createWriteStream(onDisk)).then(
+          () => {
+            if (refusal !== undefined) return;
+            const documentPath = documentPathOf(name);
+            if (documentPath !== undefined) paths.set(documentPath, onDisk);
+            // A type from the name is more reliable than what clients send (often application/octet-stream).
+            files[slot] = { name, content: `sha256-${digest.digest('base64url')}`, ...(mimeTypes().lookup(name) ? {} : { type: info.mimeType }) };
+          },
+          // A body that ends inside a file fails the file as well as the parser: the parser's error answers.
+          () => undefined,
+        ),
+      );
     });
     parser.on('field', (name, value, info) => {
       if (info.valueTruncated) refuse(tooLarge(`Field '${name}'`, limits.fileBytes));
@@ -84,9 +124,11 @@ export function readMultipartParams(request: HttpRequest, limits: UploadLimits):
     parser.on('fieldsLimit', () => refuse(new CaptureError('PAYLOAD_TOO_LARGE', `At most ${MOST_FIELDS} fields may be sent`, { details: { limit: MOST_FIELDS } })));
     parser.on('error', (error: unknown) => stop(captureErrors.invalidParameter('body', `Unreadable multipart body: ${error instanceof Error ? error.message : String(error)}`, 'multipart/form-data')));
     parser.on('close', () => {
-      if (refusal) return reject(refusal);
-      if (files.length > 0) bag.files = files;
-      resolve(bag);
+      void Promise.all(writing).then(() => {
+        if (refusal) return reject(refusal);
+        if (files.length > 0) bag.files = files.filter((file) => file !== undefined);
+        resolve(bag);
+      });
     });
     // A client that goes away mid-upload ends the read, not just the stream.
     finished(stream, (error) => {

@@ -19,6 +19,7 @@ describe('tiers', () => {
       proxy: false,
       maxConcurrent: 2,
       maxBulkItems: 10,
+      browserSecondsPerHour: 600,
       formats: ['png', 'jpg', 'webp', 'avif', 'pdf', 'mp4', 'webm', 'gif'],
     });
     expect(DEFAULT_TIERS.ENTERPRISE.requestsPerMinute).toBe(150);

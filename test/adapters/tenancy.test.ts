@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import { connect } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -159,6 +160,26 @@ describe.skipIf(!isBuilt())('tenants and strangers (issue 47, on the built servi
     const answers = await Promise.all(Array.from({ length: 8 }, upload));
     for (const answer of answers) expect(answer).toMatch(/^HTTP\/1\.1 401 /);
     expect(serviceRssMb() - rssBefore).toBeLessThan(100);
+  });
+
+  it('item 3: a keyed upload of 40 MB goes to disk as it arrives: RSS grows by under 60 MB, the page shows its image, no file is left', async () => {
+    const account = accounts.markdown as Account;
+    const form = new FormData();
+    form.set('viewport_width', '200');
+    form.set('viewport_height', '100');
+    form.append('files', new Blob(['<body style="margin:0"><img src="images/red.svg" style="width:200px;height:100px;display:block"></body>'], { type: 'text/html' }), 'index.html');
+    form.append('files', new Blob(['<svg xmlns="http://www.w3.org/2000/svg" width="20" height="10"><rect width="20" height="10" fill="#ff0000"/></svg>']), 'images/red.svg');
+    for (let i = 0; i < 4; i++) form.append('files', new Blob([Buffer.alloc(10 * 10 ** 6, i)]), `filler/${i}.bin`);
+    const rssBefore = serviceRssMb();
+    let peak = rssBefore;
+    const sampler = setInterval(() => (peak = Math.max(peak, serviceRssMb())), 20);
+    const shot = await fetch(`${service.origin}/api/v1/capture`, { method: 'POST', headers: { 'X-API-Key': account.key }, body: form });
+    clearInterval(sampler);
+    const image = await decode(Buffer.from(await shot.arrayBuffer()));
+    expect(shot.status).toBe(200);
+    expect(image.at(100, 50)).toEqual([255, 0, 0]);
+    expect(peak - rssBefore).toBeLessThan(60);
+    expect(readdirSync(os.tmpdir()).filter((name) => name.startsWith('capture-upload-'))).toEqual([]);
   });
 
   it('item 4: 25 fetches of a FREE link by strangers in a minute leave its owner\'s API calls answered', async () => {

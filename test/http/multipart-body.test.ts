@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { readMultipartParams, type UploadLimits } from '../../src/http/multipart-body.js';
@@ -36,24 +39,43 @@ async function refusal(promise: Promise<unknown>): Promise<CaptureError> {
   return error;
 }
 
+const uploadDirs = (): string[] => readdirSync(os.tmpdir()).filter((name) => name.startsWith('capture-upload-'));
+
 const file = (name: string, size: number): [string, Blob, string] => ['files', new Blob([new Uint8Array(size).fill(97)]), name];
 
 describe('multipart uploads', () => {
-  it('reads fields as parameters and files by their paths', async () => {
+  it('reads fields as parameters, files to disk by their paths (the parameters name them by digest), and removes them', async () => {
     const form = new FormData();
     form.append('format', 'pdf');
     form.append('files', new Blob(['<img src="images/a.png">'], { type: 'text/html' }), 'index.html');
     form.append('files', new Blob([new Uint8Array([1, 2, 3])], { type: 'image/png' }), 'images/a.png');
     form.append('files', new Blob(['x'], { type: 'application/x-thing' }), 'data');
     const { bytes, type } = await encode(form);
-    const params = await readMultipartParams(streamed(bytes, type).request, LIMITS);
+    const { params, uploads } = await readMultipartParams(streamed(bytes, type).request, LIMITS);
+    const digest = (content: string | Uint8Array): string => `sha256-${createHash('sha256').update(content).digest('base64url')}`;
     expect(params.format).toBe('pdf');
     expect(params.files).toEqual([
-      { name: 'index.html', content: Buffer.from('<img src="images/a.png">') },
-      { name: 'images/a.png', content: Buffer.from([1, 2, 3]) },
+      { name: 'index.html', content: digest('<img src="images/a.png">') },
+      { name: 'images/a.png', content: digest(new Uint8Array([1, 2, 3])) },
       // A name that says nothing of its type keeps the type the client sent.
-      { name: 'data', content: Buffer.from('x'), type: 'application/x-thing' },
+      { name: 'data', content: digest('x'), type: 'application/x-thing' },
     ]);
+    const onDisk = [...uploads.paths.values()];
+    expect([...uploads.paths.keys()]).toEqual(['index.html', 'images/a.png', 'data']);
+    expect(readFileSync(uploads.paths.get('images/a.png') as string)).toEqual(Buffer.from([1, 2, 3]));
+    await uploads.dispose();
+    expect(onDisk.filter((path) => existsSync(path))).toEqual([]);
+  });
+
+  // Issue 47: a refused upload leaves nothing on disk.
+  it('leaves no file behind when it refuses a body', async () => {
+    const before = uploadDirs();
+    const form = new FormData();
+    form.append(...file('index.html', 10));
+    form.append(...file('big.bin', LIMITS.fileBytes + 1));
+    const { bytes, type } = await encode(form);
+    await refusal(readMultipartParams(streamed(bytes, type).request, LIMITS));
+    expect(uploadDirs().filter((dir) => !before.includes(dir))).toEqual([]);
   });
 
   it('refuses a file, a field or a count over its limit, after reading the body to its end', async () => {

@@ -154,6 +154,21 @@ describe.skipIf(!isBuilt())('asynchronous captures', () => {
     await finished(instanceB, body.id);
   });
 
+  // Issue 47: a job lives in Redis, so a document uploaded whole into one would fill it for every tenant.
+  it('refuses an asynchronous upload over 1 MiB of parameters with 413 naming async, and queues nothing', async () => {
+    const jobIds = async (): Promise<number> => (await redis.client().keys('bull:capture-engine:*')).length;
+    const jobsBefore = await jobIds();
+    const quota = await quotaLeft();
+    const form = new FormData();
+    form.set('async', 'true');
+    form.set('files', new Blob([`<body>${'x'.repeat(1_200_000)}</body>`], { type: 'text/html' }), 'index.html');
+    const refused = await fetch(`${instanceA.origin}/api/v1/capture`, { method: 'POST', headers: { 'X-API-Key': KEYS.a }, body: form });
+    expect(refused.status).toBe(413);
+    expect(await refused.json()).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', param: 'async', limit: 1_048_576 });
+    expect(await jobIds()).toBe(jobsBefore);
+    expect(await quotaLeft()).toBe(quota);
+  });
+
   it("POSTs the final status to webhook_url once, signed with the account's own secret, which the account reads from the service", async () => {
     const secretOf = async (key: string | undefined): Promise<Response> => fetch(`${instanceB.origin}/api/v1/webhook-secret`, { headers: key === undefined ? {} : { 'X-API-Key': key } });
     const answer = await secretOf(KEYS.a);

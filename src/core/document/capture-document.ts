@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { posix } from 'node:path';
 import type { CaptureParams } from '../schema/capture-params.js';
 import { documentPath } from '../schema/document-params.js';
@@ -11,11 +12,8 @@ import { mimeTypes } from './mime-types.js';
  */
 export const DOCUMENT_ORIGIN = 'https://document.capture-engine.invalid';
 
-export interface DocumentAsset {
-  body: Buffer;
-  /** Content-Type it is served with. */
-  type: string;
-}
+/** A file of the document: its bytes, or the file on disk holding them (an upload). */
+export type DocumentAsset = { type: string } & ({ body: Buffer; path?: undefined } | { path: string; body?: undefined });
 
 /** A document to capture instead of a URL: its entry page and every file by path. */
 export interface CaptureDocument {
@@ -26,8 +24,12 @@ export interface CaptureDocument {
 
 const ENTRY = 'index.html';
 
-/** The document of `html`, `markdown` or `files`; undefined when the capture is of a URL. `signal` ends a Markdown conversion. */
-export async function documentOf(params: CaptureParams, signal?: AbortSignal): Promise<CaptureDocument | undefined> {
+/**
+ * The document of `html`, `markdown` or `files`; undefined when the capture is of a URL. `signal`
+ * ends a Markdown conversion. `uploads` names, by path, the files on disk that stand for `files`
+ * of an upload (whose `content` is then their digest).
+ */
+export async function documentOf(params: CaptureParams, signal?: AbortSignal, uploads?: ReadonlyMap<string, string>): Promise<CaptureDocument | undefined> {
   if (params.html !== undefined) return served(new Map([[ENTRY, page(params.html)]]));
   if (params.markdown !== undefined) return served(new Map([[ENTRY, page(await markdownPage(params.markdown, params.markdown_template, signal))]]));
   if (params.files === undefined) return undefined;
@@ -35,11 +37,17 @@ export async function documentOf(params: CaptureParams, signal?: AbortSignal): P
   for (const file of params.files) {
     const path = documentPath(file.name) as string;
     const type = file.type ?? (mimeTypes().contentType(posix.basename(path)) || 'application/octet-stream');
-    assets.set(path, { body: Buffer.from(file.content, file.encoding ?? 'utf8'), type });
+    const onDisk = uploads?.get(path);
+    assets.set(path, onDisk === undefined ? { body: Buffer.from(file.content, file.encoding ?? 'utf8'), type } : { path: onDisk, type });
   }
   const markdown = assets.get('index.md');
-  if (!assets.has(ENTRY) && markdown) assets.set(ENTRY, page(await markdownPage(markdown.body.toString('utf8'), params.markdown_template, signal)));
+  if (!assets.has(ENTRY) && markdown) assets.set(ENTRY, page(await markdownPage((await bytesOf(markdown)).toString('utf8'), params.markdown_template, signal)));
   return served(assets);
+}
+
+/** An asset's bytes, read from disk for an upload. */
+export function bytesOf(asset: DocumentAsset): Promise<Buffer> {
+  return asset.path === undefined ? Promise.resolve(asset.body) : readFile(asset.path);
 }
 
 function page(html: string): DocumentAsset {
