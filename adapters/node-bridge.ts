@@ -18,7 +18,7 @@ export function requireCaptureHttp(http: CaptureHttp): CaptureHttp {
  * What every adapter shares: reading the body within the limit, turning a closed connection into
  * an AbortSignal, and streaming the response with backpressure.
  */
-export async function toHttpRequest(http: CaptureHttp, req: IncomingMessage, options: { url?: string; parsedBody?: unknown } = {}): Promise<HttpRequest> {
+export async function toHttpRequest(http: CaptureHttp, req: IncomingMessage, options: BodyRead = {}): Promise<HttpRequest> {
   const request: HttpRequest = {
     method: req.method ?? 'GET',
     url: options.url ?? req.url ?? '/',
@@ -26,12 +26,13 @@ export async function toHttpRequest(http: CaptureHttp, req: IncomingMessage, opt
     remoteAddress: req.socket.remoteAddress,
   };
   if (request.method !== 'POST') return request;
+  if (options.bodyTooLarge) return { ...request, bodyTooLarge: true };
   const limits = { bodyLimit: http.bodyLimitFor(request.url), uploadLimit: http.uploadLimit };
   // Uploads stream to the service, which reads them within their own limits.
   if (isMultipart(req.headers) && !req.readableEnded) return declaredLength(req) > limits.uploadLimit ? { ...request, bodyTooLarge: true } : { ...request, stream: req };
   if (declaredLength(req) > limits.bodyLimit) return { ...request, bodyTooLarge: true };
-  // A framework's body parser may have read the body already; use what it made of it.
-  if (req.readableEnded && isPlainObject(options.parsedBody)) return { ...request, body: options.parsedBody };
+  // A framework's body parser may have read the body already; use what it made of it (the stream is empty now).
+  if (req.readableEnded && options.parsedBody !== undefined) return { ...request, body: fromParsedBody(options.parsedBody) };
   const body = await readBody(req, limits.bodyLimit);
   return body === 'too-large' ? { ...request, bodyTooLarge: true } : { ...request, body };
 }
@@ -39,6 +40,19 @@ export async function toHttpRequest(http: CaptureHttp, req: IncomingMessage, opt
 function declaredLength(req: IncomingMessage): number {
   const declared = Number(req.headers['content-length']);
   return Number.isFinite(declared) ? declared : 0;
+}
+
+/**
+ * A body as a framework's parser left it, as the service reads bodies: an object as it is, bytes or
+ * text as bytes (`express.raw()`, `express.text()`), any other JSON value as JSON, so that it is
+ * refused as the service refuses it unparsed rather than taken for an empty body. Of an array only
+ * that it is one matters, and it may be nested too deep to write out again.
+ */
+function fromParsedBody(value: unknown): Uint8Array | Record<string, unknown> {
+  if (value instanceof Uint8Array) return value;
+  if (typeof value === 'string') return Buffer.from(value);
+  if (isPlainObject(value)) return value;
+  return Buffer.from(Array.isArray(value) ? '[]' : (JSON.stringify(value) ?? ''));
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -56,6 +70,16 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);
+}
+
+/** What an adapter knows of a request's body before the bridge reads it. */
+export interface BodyRead {
+  /** The path and query as the client sent them, when the framework rewrote `req.url`. */
+  url?: string;
+  /** What the framework's own body parser made of the body, if one ran. */
+  parsedBody?: unknown;
+  /** The framework's body parser found the body over its own limit. */
+  bodyTooLarge?: boolean;
 }
 
 /**
@@ -109,7 +133,7 @@ export async function handleNodeRequest(
   http: CaptureHttp,
   req: IncomingMessage,
   res: ServerResponse,
-  options: { url?: string; parsedBody?: unknown } = {},
+  options: BodyRead = {},
 ): Promise<void> {
   const disconnect = abortOnDisconnect(res);
   const request = await toHttpRequest(http, req, options);

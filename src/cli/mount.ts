@@ -13,8 +13,8 @@ export function isAdapterName(value: string): value is AdapterName {
 export async function listen(http: CaptureHttp, adapter: AdapterName, port: number, host: string): Promise<Server> {
   if (adapter === 'fastify') {
     const { default: Fastify } = await import('fastify');
-    const { capturePlugin } = await import('../../adapters/fastify.js');
-    const app = Fastify({ requestTimeout: 60_000 });
+    const { captureFrameworkErrors, capturePlugin } = await import('../../adapters/fastify.js');
+    const app = Fastify({ requestTimeout: 60_000, frameworkErrors: captureFrameworkErrors(http) });
     await app.register(capturePlugin, { http });
     await app.listen({ port, host });
     return app.server;

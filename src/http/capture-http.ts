@@ -104,6 +104,10 @@ export class CaptureHttp {
     const query = fromSearchParams(target.searchParams);
     const { routes } = this;
     const reading = method === 'GET' || method === 'HEAD';
+    // Parsed, `/api/files/../v1/capture` is the capture, though the app's router, its middleware and
+    // any proxy in front took it for a file: the path decides as it was sent.
+    const sent = request.url.split(/[?#]/, 1)[0] ?? '';
+    if (resolvesAway(sent)) return this.reject('other', request, query, notFound(`No route ${sent}`));
     if (target.pathname === routes.capture) {
       if (method !== 'GET' && method !== 'POST') return this.reject('capture', request, query, methodNotAllowed('GET, POST'));
       return handleCapture(this.engine, this.options, request, query, options);
@@ -133,12 +137,12 @@ export class CaptureHttp {
     }
     if (target.pathname.startsWith(routes.bulkPrefix)) {
       if (!reading) return this.reject('status', request, query, methodNotAllowed('GET, HEAD'));
-      const id = decodeURIComponent(target.pathname.slice(routes.bulkPrefix.length));
+      const id = decodedId(target.pathname.slice(routes.bulkPrefix.length));
       return this.withPeekedLimits('status', request, query, (caller) => bulkStatus(this.options, caller, id, query));
     }
     if (target.pathname.startsWith(routes.capturesPrefix)) {
       if (!reading) return this.reject('status', request, query, methodNotAllowed('GET, HEAD'));
-      const id = decodeURIComponent(target.pathname.slice(routes.capturesPrefix.length));
+      const id = decodedId(target.pathname.slice(routes.capturesPrefix.length));
       return this.withPeekedLimits('status', request, query, (caller) => captureStatus(this.options, caller, id));
     }
     if (target.pathname.startsWith(routes.filesPrefix)) {
@@ -191,6 +195,23 @@ export class CaptureHttp {
       setRateHeaders(headers, await policy.peekAddress(addressOf(request)));
     }
     return headers;
+  }
+}
+
+/** Whether a URL parser would resolve part of a path away: `.` and `..` segments (`%2e` too), or a `\` it reads as `/`. */
+function resolvesAway(path: string): boolean {
+  return path.includes('\\') || /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i.test(path);
+}
+
+/**
+ * An id from a path. A bad percent-encoding (`%E0%A4%A`) is no id the service gave: kept as sent, it
+ * is looked up like any unknown id and answered 404, after the caller is known.
+ */
+function decodedId(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
   }
 }
 

@@ -54,12 +54,14 @@ export async function servePlayground(routes: RouteTable, pathname: string, head
   const playground = routes.playground;
   const files = await assets();
   if (!playground || !files) throw notFound('The playground is not built: run `npm run build`');
-  if (playground.pages.includes(pathname)) {
+  // `{basePath}/playground/` is the page too: the folder of its assets, as a browser shows it.
+  if (playground.pages.includes(pathname) || pathname === playground.assetsPrefix) {
     const body = pageHtml(routes, playground.assetsPrefix, files);
     return { status: 200, headers: { ...PAGE_HEADERS, 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-cache' }, body: headOnly ? '' : body };
   }
   const name = pathname.slice(playground.assetsPrefix.length);
-  if (!(name in ASSETS)) throw notFound(`No route ${pathname}`);
+  // Own names only: `constructor`, `__proto__` or `toString` are in every object, and no asset.
+  if (!Object.hasOwn(ASSETS, name)) throw notFound(`No route ${pathname}`);
   const asset = files[name as AssetName];
   // The page names each asset with its digest (`?v=`), so a copy may be kept for as long as it likes.
   const headers = { 'Content-Type': ASSETS[name as AssetName], 'Cache-Control': 'public, max-age=31536000, immutable', ETag: asset.etag, 'X-Content-Type-Options': 'nosniff' };

@@ -4,8 +4,8 @@ import express from 'express';
 import Fastify from 'fastify';
 import Koa from 'koa';
 import { createNodeListener, type CaptureHttp } from '../../src/index.js';
-import { captureMiddleware as expressMiddleware } from '../../adapters/express.js';
-import { capturePlugin } from '../../adapters/fastify.js';
+import { captureErrorHandler, captureMiddleware as expressMiddleware } from '../../adapters/express.js';
+import { captureFrameworkErrors, capturePlugin } from '../../adapters/fastify.js';
 import { captureMiddleware as koaMiddleware } from '../../adapters/koa.js';
 
 /** `node` is `createNodeListener` on bare node:http, what `capture-engine serve` runs by default. */
@@ -24,7 +24,7 @@ export interface RunningApp {
 export async function startApp(adapter: AdapterName, http: CaptureHttp): Promise<RunningApp> {
   if (adapter === 'fastify') {
     // The harness closes between suites; connections a client kept alive must not hold that up.
-    const app = Fastify({ forceCloseConnections: true });
+    const app = Fastify({ forceCloseConnections: true, frameworkErrors: captureFrameworkErrors(http) });
     app.get('/health', async () => 'ok');
     app.post('/echo', async (request) => request.body);
     await app.register(capturePlugin, { http });
@@ -56,7 +56,7 @@ export async function startApp(adapter: AdapterName, http: CaptureHttp): Promise
     app.use(express.json());
     app.get('/health', (_req, res) => void res.send('ok'));
     app.post('/echo', (req, res) => void res.json(req.body));
-    app.use('/api', expressMiddleware(http));
+    app.use('/api', expressMiddleware(http), captureErrorHandler(http));
     server = createServer(app);
   }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

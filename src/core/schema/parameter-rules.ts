@@ -7,6 +7,9 @@ import { deviceNamed } from './devices.js';
 
 type Given = Map<keyof CaptureParams, unknown>;
 
+/** The largest `device_scale_factor` the schema takes; every tier's own cap is within it. */
+const LARGEST_SCALE = (CaptureParamsSchema.properties['device_scale_factor' as keyof CaptureParams] as { maximum?: number }).maximum ?? 4;
+
 /** As the README says: a video format alone implies `scroll`; a video scenario alone implies `mp4`. */
 export function applyImpliedDefaults(given: Given): void {
   const device = typeof given.get('device') === 'string' ? deviceNamed(given.get('device') as string) : undefined;
@@ -14,7 +17,8 @@ export function applyImpliedDefaults(given: Given): void {
     const implied: [keyof CaptureParams, unknown][] = [
       ['viewport_width', device.viewport.width],
       ['viewport_height', device.viewport.height],
-      ['device_scale_factor', device.deviceScaleFactor],
+      // A device's own scale is no way past the schema's largest: Galaxy S9+ (4.5) would be refused on every tier.
+      ['device_scale_factor', Math.min(device.deviceScaleFactor, LARGEST_SCALE)],
       ['user_agent', device.userAgent],
       ['is_mobile', device.isMobile],
       ['has_touch', device.hasTouch],
