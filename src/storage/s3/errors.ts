@@ -1,4 +1,4 @@
-import { captureErrors } from '../core/errors/factories.js';
+import { captureErrors } from '../../core/errors/factories.js';
 
 /** Socket errors that mean the storage cannot be reached right now. */
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EHOSTUNREACH', 'EHOSTDOWN', 'ENETUNREACH', 'ENETDOWN', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
