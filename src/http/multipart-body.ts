@@ -67,7 +67,7 @@ function readInto(stream: Readable, request: HttpRequest, limits: UploadLimits, 
   return new Promise((resolve, reject) => {
     const bag = Object.create(null) as ParamBag;
     // In the order they were sent, whichever is written first.
-    const files: ({ name: string; content: string; type?: string } | undefined)[] = [];
+    const files: ({ name: string; content: string; type?: string; onDisk: string } | undefined)[] = [];
     const writing: Promise<unknown>[] = [];
     let refusal: CaptureError | undefined;
     let total = 0;
@@ -106,10 +106,8 @@ function readInto(stream: Readable, request: HttpRequest, limits: UploadLimits, 
         pipeline(file, createWriteStream(onDisk)).then(
           () => {
             if (refusal !== undefined) return;
-            const documentPath = documentPathOf(name);
-            if (documentPath !== undefined) paths.set(documentPath, onDisk);
             // A type from the name is more reliable than what clients send (often application/octet-stream).
-            files[slot] = { name, content: `sha256-${digest.digest('base64url')}`, ...(mimeTypes().lookup(name) ? {} : { type: info.mimeType }) };
+            files[slot] = { name, content: `sha256-${digest.digest('base64url')}`, ...(mimeTypes().lookup(name) ? {} : { type: info.mimeType }), onDisk };
           },
           // A body that ends inside a file fails the file as well as the parser: the parser's error answers.
           () => undefined,
@@ -126,7 +124,12 @@ function readInto(stream: Readable, request: HttpRequest, limits: UploadLimits, 
     parser.on('close', () => {
       void Promise.all(writing).then(() => {
         if (refusal) return reject(refusal);
-        if (files.length > 0) bag.files = files.filter((file) => file !== undefined);
+        const written = files.filter((file) => file !== undefined);
+        for (const { name, onDisk } of written) {
+          const documentPath = documentPathOf(name);
+          if (documentPath !== undefined) paths.set(documentPath, onDisk);
+        }
+        if (written.length > 0) bag.files = written.map(({ onDisk: _onDisk, ...file }) => file);
         resolve(bag);
       });
     });
