@@ -1,0 +1,82 @@
+import { ERROR_CATALOGUE, type ErrorCode } from '../core/errors/catalogue.js';
+import { captureParamsJsonSchema } from '../core/schema/capture-params.js';
+import type { RouteTable } from './routes.js';
+
+/**
+ * What every route's part of the OpenAPI document shares: the limit headers every answer carries,
+ * the error answers of the catalogue, the capture parameters as query parameters. Each route
+ * documents itself beside its code (`*-doc.ts`); `openapi.ts` assembles them.
+ */
+export interface OpenApiParts {
+  routes: RouteTable;
+  /** A route's path under the document's server (`servers: [{ url: basePath }]`). */
+  relative(path: string): string;
+  paramsSchema: Record<string, unknown>;
+  /** Every capture parameter but `files`, as a query parameter, and `api_key`. */
+  queryParameters: { name: string; in: string; required: boolean; description?: unknown; schema: Record<string, unknown> }[];
+  /** One answer per status of the error catalogue, naming its codes. */
+  errorResponses: Record<string, object>;
+}
+
+/** A route's part of the document: its paths, and the schemas they name. */
+export interface OpenApiPiece {
+  paths: Record<string, object>;
+  schemas?: Record<string, object>;
+}
+
+export const LIMIT_HEADERS = {
+  'X-RateLimit-Limit': { description: 'Requests allowed per minute', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Requests left in this window', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'When the window resets, Unix time in milliseconds', schema: { type: 'integer' } },
+  'X-Quota-Limit': { description: 'Captures allowed this month (requests with a valid key)', schema: { type: 'integer' } },
+  'X-Quota-Remaining': { description: 'Captures left this month (requests with a valid key)', schema: { type: 'integer' } },
+};
+
+/** `Idempotency-Key` on a POST that captures or queues. */
+export const IDEMPOTENCY_HEADER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Sent again with the same parameters within 24 h, the request gets the first successful answer (same capture, no quota, `Idempotent-Replayed: true`); with other parameters 422 IDEMPOTENCY_KEY_REUSED; while the first runs 409 IDEMPOTENCY_KEY_IN_USE.',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+};
+
+export function openApiParts(routes: RouteTable): OpenApiParts {
+  const paramsSchema = captureParamsJsonSchema();
+  const properties = paramsSchema.properties as Record<string, Record<string, unknown>>;
+  const queryParameters = [
+    // Uploaded files come in a body only.
+    ...Object.entries(properties).filter(([name]) => name !== 'files').map(([name, schema]) => ({
+      name,
+      in: 'query',
+      required: false,
+      description: schema.description,
+      schema: withoutDescription(schema),
+    })),
+    { name: 'api_key', in: 'query', required: false, description: 'API key (alternative to X-API-Key)', schema: { type: 'string' } },
+  ];
+  const errorResponses = Object.fromEntries(
+    [...new Set(Object.values(ERROR_CATALOGUE).map((entry) => entry.status))].map((status) => {
+      const codes = (Object.keys(ERROR_CATALOGUE) as ErrorCode[]).filter((code) => ERROR_CATALOGUE[code].status === status);
+      return [
+        String(status),
+        {
+          description: codes.join(', '),
+          headers: LIMIT_HEADERS,
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        },
+      ];
+    }),
+  );
+  return { routes, relative: (path) => path.slice(routes.basePath.length), paramsSchema, queryParameters, errorResponses };
+}
+
+export function withoutDescription(schema: Record<string, unknown>): Record<string, unknown> {
+  const { description: _description, ...rest } = schema;
+  return rest;
+}
+
+export function pick<T>(record: Record<string, T>, keys: string[]): Record<string, T> {
+  return Object.fromEntries(keys.filter((key) => key in record).map((key) => [key, record[key] as T]));
+}
