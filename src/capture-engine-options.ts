@@ -1,6 +1,6 @@
 import type { CapturePlugin } from './core/plugin-api.js';
 import type { CaptureStorage } from './core/storage.js';
-import type { Logger } from './core/logger.js';
+import type { Logger } from './core/telemetry/logger.js';
 import type { CaptureObserver } from './core/ports.js';
 import type { Resolver } from './egress/resolver.js';
 import type { BlockAdsOptions, BlockCookiesOptions } from '../plugins/index.js';

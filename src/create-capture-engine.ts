@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { CaptureEngine } from './core/engine.js';
 import { DEFAULTS } from './core/defaults.js';
-import { consoleLogger } from './core/logger.js';
+import { consoleLogger } from './core/telemetry/logger.js';
 import { positive } from './core/options.js';
 import { BrowserPool, type ContextReuseOptions } from './browser/pool.js';
 import { findChromium } from './browser/chromium-path.js';

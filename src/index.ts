@@ -15,7 +15,7 @@ export { CaptureParamsSchema, captureParamsJsonSchema, parseCaptureParams, type 
 export { FORMATS, IMAGE_FORMATS, VIDEO_FORMATS, isVideoFormat, type CaptureFormat } from './core/schema/formats.js';
 export { PHASES, stateKey, CaptureState, type StateKey, type ResolvedCoreOptions, type Phase, type Stage, type CapturePlugin, type CaptureContext, type PluginHost, type ImageArtifact, type FrameStream, type EncodedOutput, type StoredOutput } from './core/plugin-api.js';
 export type { ContextPool, BrowserLease, EgressGuard, PoolStats, PreparedContext, CaptureObserver } from './core/ports.js';
-export { consoleLogger, silentLogger, type Logger } from './core/logger.js';
+export { consoleLogger, silentLogger, type Logger } from './core/telemetry/logger.js';
 export type { CaptureStorage, StoredFile } from './core/storage.js';
 
 // Edges the engine is built from.

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { PlaywrightBlocker } from '@ghostery/adblocker-playwright';
 import { BLOCK_ADS_DEFAULTS } from './defaults.js';
 import { stateKey, type CaptureContext, type CapturePlugin } from '../../src/core/plugin-api.js';
-import type { Logger } from '../../src/core/logger.js';
+import type { Logger } from '../../src/core/telemetry/logger.js';
 import { abortable, bestEffort } from '../../src/core/deadline.js';
 import type { EngineSource, PrebuiltEngine } from './engine-cache.js';
 import type { PageBlocking } from './page-blocking.js';

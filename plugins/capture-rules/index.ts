@@ -5,7 +5,7 @@ import { captureErrors } from '../../src/core/errors/factories.js';
 import { allowedFor } from '../../src/core/schema/capture-params.js';
 import { ignoredDomains, statusRanges, type StatusRange } from '../../src/core/schema/readiness-params.js';
 import { stateKey } from '../../src/core/capture-state.js';
-import { trackInflight, type InflightTracker } from '../../src/core/network-idle.js';
+import { trackInflight, type InflightTracker } from '../../src/core/page/network-idle.js';
 import { bestEffort } from '../../src/core/deadline.js';
 import { ABORTED, BLOCKED_BY_CLIENT, BROWSER_LOAD_ERROR, egressRefusal, isMainDocument } from '../shared/request-outcomes.js';
 

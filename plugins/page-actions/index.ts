@@ -2,7 +2,7 @@ import type { CaptureContext, CapturePlugin } from '../../src/core/plugin-api.js
 import { captureErrors } from '../../src/core/errors/factories.js';
 import { allowedFor } from '../../src/core/schema/capture-params.js';
 import { elementGraceMs, visible } from '../shared/visible-element.js';
-import { pageWait } from '../../src/core/page-wait.js';
+import { pageWait } from '../../src/core/page/page-wait.js';
 import { reasonOf, runActions, runCallerScript } from '../shared/run-actions.js';
 
 /**

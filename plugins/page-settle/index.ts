@@ -2,8 +2,8 @@ import type { CDPSession, Request } from 'playwright-core';
 import type { CaptureContext, CapturePlugin } from '../../src/core/plugin-api.js';
 import { stateKey } from '../../src/core/capture-state.js';
 import { abortable, bestEffort, sleep } from '../../src/core/deadline.js';
-import { LAST_CHANGE_KEY, type PageChangeRecord } from '../../src/core/page-changes.js';
-import { recordWait } from '../../src/core/page-wait.js';
+import { LAST_CHANGE_KEY, type PageChangeRecord } from '../../src/core/page/page-changes.js';
+import { recordWait } from '../../src/core/page/page-wait.js';
 import { evaluateInPage } from '../shared/evaluate-in-page.js';
 
 /** How long the page must stay still (no request, no DOM change, no layout shift) to count as settled. */

@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import type { CaptureContext, CapturePlugin } from '../../src/core/plugin-api.js';
 import { captureErrors } from '../../src/core/errors/factories.js';
 import { allowedFor } from '../../src/core/schema/capture-params.js';
-import { pageWait } from '../../src/core/page-wait.js';
+import { pageWait } from '../../src/core/page/page-wait.js';
 import { isNavigationRace } from '../../src/core/errors/to-capture-error.js';
 
 /** How often a condition is checked again in the page. */

@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { trackInflight, type InflightTracker } from '../../src/core/network-idle.js';
+import { trackInflight, type InflightTracker } from '../../src/core/page/network-idle.js';
 
 export interface RevealOptions {
   /** Scroll through the page (each step costs a frame); without, only eager media and the wait for images. */

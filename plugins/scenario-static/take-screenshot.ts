@@ -6,7 +6,7 @@ import type { CaptureParams } from '../../src/core/schema/capture-params.js';
 import type { ImageFormat } from '../../src/core/schema/formats.js';
 import { shootUnlessBlank } from './blank-shot.js';
 import { elementGraceMs, visible } from '../shared/visible-element.js';
-import { HOLD_RESIZE_KEY } from '../../src/core/resize-hold.js';
+import { HOLD_RESIZE_KEY } from '../../src/core/page/resize-hold.js';
 
 type CdpFormat = 'png' | 'jpeg' | 'webp';
 /** Largest side each format's encoder accepts (libjpeg: 65,500; WebP: 16,383; HEIF: 16,384); past them encoders fail or return an empty image. */

@@ -1,5 +1,5 @@
 import type Sharp from 'sharp';
-import { lazyRequire } from '../../src/core/lazy-require.js';
+import { lazyRequire } from '../../src/core/loading/lazy-require.js';
 
 /**
  * sharp, loaded on first use: it takes a cold process 35-70 ms of its main thread to load, which a

@@ -1,6 +1,6 @@
 import type * as RateLimiterFlexible from 'rate-limiter-flexible';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
-import { lazyRequire } from '../core/lazy-require.js';
+import { lazyRequire } from '../core/loading/lazy-require.js';
 
 /** rate-limiter-flexible, loaded when the first limiter is made (about 20 ms of a cold start). */
 export const rateLimiterFlexible = lazyRequire<typeof RateLimiterFlexible>('rate-limiter-flexible');

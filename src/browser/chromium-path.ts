@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chromium } from '../core/playwright.js';
+import { chromium } from '../core/loading/playwright.js';
 import { withFeatureSwitches } from './chromium-features.js';
 
 /**

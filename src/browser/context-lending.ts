@@ -1,5 +1,5 @@
 import type { BrowserLease, LeaseWants } from '../core/ports.js';
-import type { Logger } from '../core/logger.js';
+import type { Logger } from '../core/telemetry/logger.js';
 import { abortable } from '../core/deadline.js';
 import type { BrowserGenerations } from './generations.js';
 import { usable, type Slot, type SlotLifecycle } from './pool-slot.js';

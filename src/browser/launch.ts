@@ -2,10 +2,10 @@ import { chown, mkdtemp, readdir, readlink, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { chromium } from '../core/playwright.js';
+import { chromium } from '../core/loading/playwright.js';
 import { chromiumArgs } from './chromium-path.js';
 import { launchSwitches } from './launch-switches.js';
-import type { Logger } from '../core/logger.js';
+import type { Logger } from '../core/telemetry/logger.js';
 import { allowIn, writeLauncher, type BrowserIdentity } from './browser-user.js';
 import { findProcessWithArg } from './process-tree.js';
 

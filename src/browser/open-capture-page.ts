@@ -1,7 +1,7 @@
 import type { BrowserContext, BrowserContextOptions, CDPSession, Page } from 'playwright-core';
 import { DEFAULTS } from '../core/defaults.js';
-import { RECORD_CHANGES_SCRIPT } from '../core/page-changes.js';
-import { HOLD_RESIZE_SCRIPT } from '../core/resize-hold.js';
+import { RECORD_CHANGES_SCRIPT } from '../core/page/page-changes.js';
+import { HOLD_RESIZE_SCRIPT } from '../core/page/resize-hold.js';
 
 const BASE_CONTEXT_OPTIONS: BrowserContextOptions = {
   // The default viewport of the capture parameters, so the common request needs no resize.

@@ -1,5 +1,5 @@
 import type { OutboundProxy, PreparedContext, Viewport } from '../core/ports.js';
-import type { Logger } from '../core/logger.js';
+import type { Logger } from '../core/telemetry/logger.js';
 import { settlesWithin } from '../core/deadline.js';
 import type { BrowserGenerations, Generation } from './generations.js';
 import { openCapturePage, type CapturePage } from './open-capture-page.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '../core/logger.js';
+import type { Logger } from '../core/telemetry/logger.js';
 import type { BrowserGenerations } from './generations.js';
 import { killProcess, sampleTree } from './process-tree.js';
 

@@ -1,4 +1,4 @@
-import type { Logger } from '../core/logger.js';
+import type { Logger } from '../core/telemetry/logger.js';
 import type { SlotLifecycle, Slot } from './pool-slot.js';
 
 /** What the pool learns from its warm contexts. */

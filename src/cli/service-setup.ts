@@ -1,4 +1,4 @@
-import { consoleLogger } from '../core/logger.js';
+import { consoleLogger } from '../core/telemetry/logger.js';
 import type { CaptureStorage } from '../core/storage.js';
 import { createMemoryKeyStore, createPolicy, isTierName, redisLimiterStore, type KeyStore, type TierName } from '../access/index.js';
 import { redisCacheIndex, redisIdempotencyStore, type CaptureHttpOptions, type ReadinessCheck } from '../http/index.js';

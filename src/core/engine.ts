@@ -9,7 +9,7 @@ import { createDeadline, abortable } from './deadline.js';
 import { toCaptureError } from './errors/to-capture-error.js';
 import { toCaptureResult, type CaptureResult } from './capture-result.js';
 import type { PhaseTimings } from './phases.js';
-import { corePlugin } from './navigation-stages.js';
+import { corePlugin } from './page/navigation-stages.js';
 import { storeStage } from './store-stage.js';
 import { runCapture } from './run-capture.js';
 import { captureErrors } from './errors/factories.js';
@@ -17,7 +17,7 @@ import { isVideoFormat } from './schema/formats.js';
 import type { CaptureObserver, ContextPool, EgressGuard, PoolStats } from './ports.js';
 import type { CaptureStorage } from './storage.js';
 import { documentOf } from './document/capture-document.js';
-import { activeContext, inSpan, recordFailure, tracer, type Span } from './tracing.js';
+import { activeContext, inSpan, recordFailure, tracer, type Span } from './telemetry/tracing.js';
 
 export interface CaptureOptions {
   /** Aborting it cancels the capture, queued or running. */

@@ -1,7 +1,7 @@
 import type { CapturePlugin, ResolvedCoreOptions } from './plugin-api.js';
 import type { CaptureStorage } from './storage.js';
-import type { Logger } from './logger.js';
-import { consoleLogger } from './logger.js';
+import type { Logger } from './telemetry/logger.js';
+import { consoleLogger } from './telemetry/logger.js';
 import { DEFAULTS } from './defaults.js';
 import type { CaptureObserver, ContextPool, EgressGuard } from './ports.js';
 

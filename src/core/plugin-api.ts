@@ -1,6 +1,6 @@
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import type { CaptureParams } from './schema/capture-params.js';
-import type { Logger } from './logger.js';
+import type { Logger } from './telemetry/logger.js';
 import type { CaptureState } from './capture-state.js';
 import type { CaptureDocument } from './document/capture-document.js';
 import type { CaptureDiagnostics, Sidecar, WaitOutcome } from './diagnostics.js';

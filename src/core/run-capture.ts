@@ -8,11 +8,11 @@ import { abortable, settlesWithin, throwIfAborted } from './deadline.js';
 import { CaptureState, CONTEXT_ATTACHMENT } from './capture-state.js';
 import type { Pipeline } from './pipeline.js';
 import type { BrowserLease, CaptureObserver } from './ports.js';
-import type { Logger } from './logger.js';
+import type { Logger } from './telemetry/logger.js';
 import { captureErrors } from './errors/factories.js';
 import { FORMATS } from './schema/formats.js';
 import type { CaptureDocument } from './document/capture-document.js';
-import { inSpan, type Context } from './tracing.js';
+import { inSpan, type Context } from './telemetry/tracing.js';
 
 export interface CaptureRun {
   id: string;

@@ -1,6 +1,7 @@
 import type { CaptureParams } from '../core/schema/capture-params.js';
 import type { TierName } from '../access/tiers.js';
 import type { CaptureDiagnostics } from '../core/diagnostics.js';
+import type { UploadOutcome } from '../core/ports.js';
 
 /** Where an asynchronous capture is; `queued` includes waiting for a retry. */
 export type CaptureJobState = 'queued' | 'processing' | 'completed' | 'failed';
@@ -95,4 +96,23 @@ export interface AsyncCaptures {
   bulkStatus(id: string, accountId: string, page: BulkPage): Promise<BulkStatus | undefined>;
   /** The capture's status, or undefined when there is none for this account (unknown, expired or someone else's). */
   status(id: string, accountId: string): Promise<CaptureJobStatus | undefined>;
+}
+
+/** What a finished capture reports besides its file, as a synchronous JSON answer and an async status both say it. */
+export interface CaptureReport {
+  incomplete?: string[];
+  diagnostics?: CaptureDiagnostics | unknown;
+  /** Files stored beside the capture (`har`), by name, with where each is served. */
+  sidecarUrls?: Record<string, string>;
+  upload?: UploadOutcome;
+}
+
+/** The report's JSON fields: `incomplete`, `diagnostics`, `<name>_url` per file beside it, `uploaded` with the upload's status. */
+export function reportFields({ incomplete, diagnostics, sidecarUrls = {}, upload }: CaptureReport): Record<string, unknown> {
+  return {
+    ...(incomplete === undefined ? {} : { incomplete }),
+    ...(diagnostics === undefined ? {} : { diagnostics }),
+    ...Object.fromEntries(Object.entries(sidecarUrls).map(([name, url]) => [`${name}_url`, url])),
+    ...(upload === undefined ? {} : { uploaded: true, upload_status: upload.status, upload_attempts: upload.attempts }),
+  };
 }

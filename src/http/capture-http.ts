@@ -17,7 +17,7 @@ import type { RouteAnswer } from './http-observer.js';
 import { alive, ready } from './health-routes.js';
 import { captureStatus, webhookSecret } from './async-capture-routes.js';
 import { bulkStatus, handleBulk } from './bulk/bulk-routes.js';
-import { contextFromHeaders, inSpan, SpanKind, SpanStatusCode } from '../core/tracing.js';
+import { contextFromHeaders, inSpan, SpanKind, SpanStatusCode } from '../core/telemetry/tracing.js';
 
 /**
  * The HTTP interface of the README over one engine, independent of any framework: adapters only

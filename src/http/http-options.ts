@@ -1,5 +1,5 @@
 import type { CaptureStorage } from '../core/storage.js';
-import type { Logger } from '../core/logger.js';
+import type { Logger } from '../core/telemetry/logger.js';
 import { positive } from '../core/options.js';
 import type { KeyStore } from '../access/keys/api-key.js';
 import { createMemoryKeyStore } from '../access/keys/memory-key-store.js';

@@ -8,7 +8,7 @@ import { finished, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type Busboy from 'busboy';
 import { captureErrors } from '../core/errors/factories.js';
-import { lazyRequire } from '../core/lazy-require.js';
+import { lazyRequire } from '../core/loading/lazy-require.js';
 import { mimeTypes } from '../core/document/mime-types.js';
 import { CaptureError } from '../core/errors/catalogue.js';
 import type { HttpRequest } from './http-types.js';

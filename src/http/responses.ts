@@ -1,9 +1,9 @@
 import type { CaptureResult } from '../core/capture-result.js';
-import type { Logger } from '../core/logger.js';
+import type { Logger } from '../core/telemetry/logger.js';
 import { toCaptureError } from '../core/errors/to-capture-error.js';
 import type { UploadOutcome } from '../core/ports.js';
 import type { HttpResponse } from './http-types.js';
-import { reportFields, type CaptureReport } from './result-fields.js';
+import { reportFields, type CaptureReport } from './async-captures-port.js';
 
 /** A JSON answer; `headers` is this request's own object and is completed in place. */
 export function json(status: number, headers: Record<string, string>, body: unknown): HttpResponse {

@@ -1,12 +1,12 @@
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { Logger } from '../core/logger.js';
+import type { Logger } from '../core/telemetry/logger.js';
 import type { CaptureEngine } from '../core/engine.js';
 import { parseCaptureParams } from '../core/schema/capture-params.js';
 import { toCaptureError } from '../core/errors/to-capture-error.js';
 import type { CaptureError } from '../core/errors/catalogue.js';
 import { DEFAULTS } from '../core/defaults.js';
-import { tracer } from '../core/tracing.js';
+import { tracer } from '../core/telemetry/tracing.js';
 import { decodeFailure, encodeFailure, type BulkJobData, type CaptureJobData, type CaptureJobResult, type WebhookJobData } from './job-data.js';
 import { bulkStatusOf } from './bulk-status.js';
 import { FairPriority } from './fair-priority.js';

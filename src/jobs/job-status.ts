@@ -1,6 +1,6 @@
 import type { Job, JobState } from 'bullmq';
 import type { CaptureJobState, CaptureJobStatus } from '../http/async-captures-port.js';
-import { reportFields } from '../http/result-fields.js';
+import { reportFields } from '../http/async-captures-port.js';
 import { decodeFailure, type CaptureJobData, type CaptureJobResult } from './job-data.js';
 
 const iso = (ms: number | undefined): string | undefined => (ms === undefined || ms === 0 ? undefined : new Date(ms).toISOString());

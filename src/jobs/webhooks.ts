@@ -2,13 +2,13 @@ import http from 'node:http';
 import https from 'node:https';
 import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { Logger } from '../core/logger.js';
+import type { Logger } from '../core/telemetry/logger.js';
 import { createOutboundGuard } from '../egress/index.js';
 import type { BulkStatus, CaptureJobStatus } from '../http/async-captures-port.js';
 import type { WebhookJobData } from './job-data.js';
 import type { ResolvedJobsOptions } from './jobs-options.js';
 import { webhookHeaders, type WebhookAttempt } from './webhook-signature.js';
-import { inSpan, SpanKind, SpanStatusCode, traceHeaders } from '../core/tracing.js';
+import { inSpan, SpanKind, SpanStatusCode, traceHeaders } from '../core/telemetry/tracing.js';
 
 /** Longest a receiver may take to answer one delivery. */
 const DELIVERY_TIMEOUT_MS = 10_000;

@@ -1,6 +1,6 @@
 import type * as PromClient from 'prom-client';
 import type { Registry } from 'prom-client';
-import { lazyRequire } from '../core/lazy-require.js';
+import { lazyRequire } from '../core/loading/lazy-require.js';
 import type { CaptureObserver, PoolStats } from '../core/ports.js';
 import type { AnsweredRequest, HttpObserver } from '../http/http-observer.js';
 

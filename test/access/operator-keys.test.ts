@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createMemoryKeyStore, estimatedBits, MIN_SECRET_BITS, operatorLinkCredentials } from '../../src/access/index.js';
-import { silentLogger } from '../../src/core/logger.js';
+import { silentLogger } from '../../src/core/telemetry/logger.js';
 import { resolveHttpOptions } from '../../src/http/http-options.js';
 import { renderLink } from '../../src/http/render-link.js';
 import { identifyByLink } from '../../src/http/signed-link.js';

@@ -85,7 +85,7 @@ describe.skipIf(!isBuilt())('hostile pages on the built service', () => {
     const response = await capture({ url: fixtures.url('/script-download') });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('image/png');
-    // The service's own code cache of playwright-core (src/core/code-cache.ts) is written under TMPDIR on purpose.
+    // The service's own code cache of playwright-core (src/core/loading/code-cache.ts) is written under TMPDIR on purpose.
     const files = filesBelow(tmp).filter((file) => !file.startsWith('capture-engine-code-cache-'));
     expect(files.filter((file) => /hostile|\.bin$|download/i.test(file))).toEqual([]);
   });

@@ -9,7 +9,7 @@ import { startFixtureServer, type FixtureServer } from '../helpers/fixture-serve
 import { decode } from '../helpers/pixels.js';
 
 /**
- * playwright-core's compiled code is kept on disk between starts (src/core/code-cache.ts, issue 31).
+ * playwright-core's compiled code is kept on disk between starts (src/core/loading/code-cache.ts, issue 31).
  * Each run is a fresh Node process on the build, as a CLI user's or a scaled worker's start is.
  */
 let scratch: string;

@@ -2,7 +2,7 @@ import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../src/client/index.js';
-import { silentLogger } from '../../src/core/logger.js';
+import { silentLogger } from '../../src/core/telemetry/logger.js';
 import type { CaptureJobStatus } from '../../src/http/async-captures-port.js';
 import type { WebhookJobData } from '../../src/jobs/job-data.js';
 import { resolveJobsOptions } from '../../src/jobs/jobs-options.js';

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import type { Piscina } from 'piscina';
 import { MARKDOWN_PLACEHOLDER } from '../schema/document-params.js';
 import { captureErrors } from '../errors/factories.js';
-import { lazyRequire } from '../lazy-require.js';
+import { lazyRequire } from '../loading/lazy-require.js';
 import { MARKDOWN_STYLESHEET } from './markdown-stylesheet.js';
 
 /** Longest a conversion may run, whatever is left of the capture's budget: a worker past it is ended. */

@@ -1,4 +1,4 @@
-import { devices } from '../playwright.js';
+import { devices } from '../loading/playwright.js';
 
 /** Where Playwright lists its device descriptors, the names `device` takes. */
 export const DEVICE_LIST_URL = 'https://github.com/microsoft/playwright/blob/main/packages/playwright-core/src/server/deviceDescriptorsSource.json';

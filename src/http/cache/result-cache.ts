@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import type { CaptureResult } from '../../core/capture-result.js';
 import type { CaptureStorage } from '../../core/storage.js';
-import type { Logger } from '../../core/logger.js';
+import type { Logger } from '../../core/telemetry/logger.js';
 import { CaptureError } from '../../core/errors/catalogue.js';
 import type { CacheEntry, CacheIndex } from './cache-index.js';
 import { cacheFileKey } from './cache-files.js';

@@ -1,5 +1,5 @@
 import type { Page, Request } from 'playwright-core';
-import { abortable } from './deadline.js';
+import { abortable } from '../deadline.js';
 
 /**
  * Counts the page's in-flight requests (all frames) so `networkidle0`/`networkidle2` mean what

@@ -1,13 +1,13 @@
-import type { CapturePlugin, CaptureContext } from './plugin-api.js';
-import type { EgressGuard } from './ports.js';
-import { captureErrors } from './errors/factories.js';
+import type { CapturePlugin, CaptureContext } from '../plugin-api.js';
+import type { EgressGuard } from '../ports.js';
+import { captureErrors } from '../errors/factories.js';
 import { trackInflight } from './network-idle.js';
-import { abortable, sleep } from './deadline.js';
-import { CONTEXT_ATTACHMENT } from './capture-state.js';
-import { toCaptureError } from './errors/to-capture-error.js';
-import type { CaptureError } from './errors/catalogue.js';
+import { abortable, sleep } from '../deadline.js';
+import { CONTEXT_ATTACHMENT } from '../capture-state.js';
+import { toCaptureError } from '../errors/to-capture-error.js';
+import type { CaptureError } from '../errors/catalogue.js';
 import type { Request, Response, Route } from 'playwright-core';
-import { assetFor, DOCUMENT_ORIGIN, type CaptureDocument } from './document/capture-document.js';
+import { assetFor, DOCUMENT_ORIGIN, type CaptureDocument } from '../document/capture-document.js';
 import { pageWait, recordWait } from './page-wait.js';
 
 /** Quiet time that makes the network count as idle, as in Puppeteer. */

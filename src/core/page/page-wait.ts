@@ -1,8 +1,8 @@
-import type { CaptureContext } from './plugin-api.js';
-import type { WaitOutcome } from './diagnostics.js';
-import { abortable, createDeadline } from './deadline.js';
-import { CaptureError } from './errors/catalogue.js';
-import { captureErrors } from './errors/factories.js';
+import type { CaptureContext } from '../plugin-api.js';
+import type { WaitOutcome } from '../diagnostics.js';
+import { abortable, createDeadline } from '../deadline.js';
+import { CaptureError } from '../errors/catalogue.js';
+import { captureErrors } from '../errors/factories.js';
 
 /** Share of the time left a wait may take with `best_effort`: the rest is kept for the shot. */
 const BEST_EFFORT_WAIT_SHARE = 0.75;
