@@ -1,51 +1,39 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { renderLink } from '../../src/index.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
-import { BUILT_CLI, isBuilt, killLeftoverBuiltProcesses, startBuiltService, type BuiltService } from '../helpers/built-service.js';
+import { isBuilt, killLeftoverBuiltProcesses, startBuiltService, type BuiltService } from '../helpers/built-service.js';
 import { closedPort } from '../helpers/ports.js';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { startS3rver, type TestS3 } from '../helpers/s3rver.js';
 import { decode, MAGIC, near } from '../helpers/pixels.js';
 import { until } from '../helpers/wait.js';
+import { keysCli, type Account } from '../helpers/key-cli.js';
 
 // A test that fails before stopping its services leaves them running: kill what is left.
 afterAll(killLeftoverBuiltProcesses);
 
-interface Account {
-  key: string;
-  id: string;
-  signingSecret: string;
-}
 
 let fixtures: FixtureServer;
 let dir: string;
 let keysFile: string;
+let cli: ReturnType<typeof keysCli>['cli'];
+let createKey: ReturnType<typeof keysCli>['createKey'];
 
 beforeAll(async () => {
   fixtures = await startFixtureServer();
   dir = mkdtempSync(path.join(inject('testTempRoot'), 'render-links-'));
   keysFile = path.join(dir, 'keys.json');
+  ({ cli, createKey } = keysCli(keysFile));
 });
 afterAll(async () => {
   await fixtures?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-// Asynchronous: a CLI run that blocked this process would leave its kept-alive sockets to the
-// service unread, and a request on one the service closed meanwhile fails.
-const run = promisify(execFile);
-const cli = async (...args: string[]): Promise<string> => (await run(process.execPath, [BUILT_CLI, ...args], { env: { ...process.env, CAPTURE_KEYS_FILE: keysFile }, encoding: 'utf8' })).stdout;
 
-/** A key made as an operator makes it: `keys create` prints the key, then its signing secret. */
-async function createKey(tier: string, ...flags: string[]): Promise<Account> {
-  const [key = '', signingSecret = ''] = (await cli('keys', 'create', '--tier', tier, ...flags)).trim().split('\n');
-  return { key, id: key.slice(0, 'ce_'.length + 8), signingSecret };
-}
 
 const bytesOf = async (response: Response): Promise<Buffer> => Buffer.from(await response.arrayBuffer());
 

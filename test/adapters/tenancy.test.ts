@@ -1,41 +1,31 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { connect } from 'node:net';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { renderLink } from '../../src/index.js';
 import { html, startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
-import { BUILT_CLI, isBuilt, killLeftoverBuiltProcesses, startBuiltService, type BuiltService } from '../helpers/built-service.js';
+import { isBuilt, killLeftoverBuiltProcesses, startBuiltService, type BuiltService } from '../helpers/built-service.js';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { decode, MAGIC } from '../helpers/pixels.js';
 import { until } from '../helpers/wait.js';
+import { keysCli, type Account } from '../helpers/key-cli.js';
 
 // Issue 47: what one tenant, or a stranger, could do to another through the service as `npm start` runs it.
 afterAll(killLeftoverBuiltProcesses);
 
-interface Account {
-  key: string;
-  id: string;
-  signingSecret: string;
-}
 
 let fixtures: FixtureServer;
 let redis: TestRedis;
 let dir: string;
 let keysFile: string;
+let cli: ReturnType<typeof keysCli>['cli'];
+let createKey: ReturnType<typeof keysCli>['createKey'];
 let service: BuiltService;
 /** Made before the service starts: a key file is read again only when it changes (polled). */
 const accounts: Record<string, Account> = {};
 
-const run = promisify(execFile);
-const cli = async (...args: string[]): Promise<string> => (await run(process.execPath, [BUILT_CLI, ...args], { env: { ...process.env, CAPTURE_KEYS_FILE: keysFile }, encoding: 'utf8' })).stdout;
 
-async function createKey(tier: string): Promise<Account> {
-  const [key = '', signingSecret = ''] = (await cli('keys', 'create', '--tier', tier)).trim().split('\n');
-  return { key, id: key.slice(0, 'ce_'.length + 8), signingSecret };
-}
 
 /** Resident memory of the service's own process (not its browser), in MiB. */
 function serviceRssMb(): number {
@@ -64,6 +54,7 @@ beforeAll(async () => {
   redis = await startRedis();
   dir = mkdtempSync(path.join(inject('testTempRoot'), 'tenancy-'));
   keysFile = path.join(dir, 'keys.json');
+  ({ cli, createKey } = keysCli(keysFile));
   for (const [name, tier] of Object.entries({ owner1: 'PRO', other1: 'PRO', idem: 'FREE', owner4: 'FREE', markdown: 'PRO', owner7: 'PRO', stranger7: 'PRO' })) accounts[name] = await createKey(tier);
   service = await startBuiltService(
     'node',
