@@ -121,8 +121,13 @@ export function checkTierGates(params: CaptureParams, tier: TierName, tiers: Tie
   }
   const scale = params.device_scale_factor ?? 1;
   if (scale > limits.maxDeviceScaleFactor) {
-    throw new CaptureError('TIER_RESTRICTED', `device_scale_factor ${scale} exceeds the ${tier} tier maximum of ${limits.maxDeviceScaleFactor}`, {
-      details: { param: 'device_scale_factor', tier, required: cheapestTier(tiers, (t) => t.maxDeviceScaleFactor >= scale) ?? 'ENTERPRISE', max: limits.maxDeviceScaleFactor },
+    // A device brings its own scale: the refusal names what the caller sent, and how to go on.
+    const fromDevice = params.device !== undefined;
+    const message = fromDevice
+      ? `device '${params.device}' renders at a scale of ${scale}, over the ${tier} tier maximum of ${limits.maxDeviceScaleFactor}: give device_scale_factor=${limits.maxDeviceScaleFactor} with it`
+      : `device_scale_factor ${scale} exceeds the ${tier} tier maximum of ${limits.maxDeviceScaleFactor}`;
+    throw new CaptureError('TIER_RESTRICTED', message, {
+      details: { param: fromDevice ? 'device' : 'device_scale_factor', tier, required: cheapestTier(tiers, (t) => t.maxDeviceScaleFactor >= scale) ?? 'ENTERPRISE', max: limits.maxDeviceScaleFactor },
     });
   }
   if (params.fps !== undefined && params.fps > limits.maxFps) {

@@ -43,6 +43,15 @@ describe('tiers', () => {
     expect(() => checkTierGates(smooth, 'BASIC', tiers)).toThrow(expect.objectContaining({ code: 'TIER_RESTRICTED', details: expect.objectContaining({ param: 'fps', required: 'PRO', max: 30 }) }));
   });
 
+  // Found by the request fuzzer (issue 47): the refusal named a parameter the caller never sent.
+  it('name the device, not device_scale_factor, when a device brings a scale over the tier\'s', () => {
+    const tiers = resolveTiers({ FREE: { maxDeviceScaleFactor: 2 } });
+    const phone = parseCaptureParams({ url: 'https://a.example', device: 'iPhone 15' });
+    expect(() => checkTierGates(phone, 'FREE', tiers)).toThrow(expect.objectContaining({ code: 'TIER_RESTRICTED', message: expect.stringContaining('device_scale_factor=2'), details: expect.objectContaining({ param: 'device', max: 2 }) }));
+    const explicit = parseCaptureParams({ url: 'https://a.example', device_scale_factor: 3 });
+    expect(() => checkTierGates(explicit, 'FREE', tiers)).toThrow(expect.objectContaining({ details: expect.objectContaining({ param: 'device_scale_factor' }) }));
+  });
+
   it('gate geolocation below PRO and durations above the tier maximum', () => {
     const tiers = resolveTiers();
     const geo = parseCaptureParams({ url: 'https://a.example', latitude: 1, longitude: 2 });
