@@ -43,7 +43,7 @@ function answerWith(http: CaptureHttp): (request: FastifyRequest, reply: Fastify
     const disconnect = abortOnDisconnect(reply.raw);
     const httpRequest = await toHttpRequest(http, request.raw, { url: request.raw.url });
     const response = await http.handle(httpRequest, disconnect);
-    afterResponse(reply.raw, response);
+    afterResponse(request.raw, reply.raw, response);
     // Returned, not awaited: awaiting a reply whose client has gone waits for a 'finish' that never comes.
     return reply.code(response.status).headers(response.headers).send(response.body ?? '');
   };

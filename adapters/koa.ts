@@ -11,7 +11,7 @@ export function captureMiddleware(http: CaptureHttp): Middleware {
     const parsedBody = (ctx.request as { body?: unknown }).body;
     const request = await toHttpRequest(http, ctx.req, { url: ctx.originalUrl, parsedBody });
     const response = await http.handle(request, disconnect);
-    afterResponse(ctx.res, response);
+    afterResponse(ctx.req, ctx.res, response);
     ctx.status = response.status;
     ctx.set(response.headers);
     ctx.body = response.body ?? '';

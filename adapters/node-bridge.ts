@@ -110,15 +110,43 @@ export function abortOnDisconnect(res: ServerResponse): CaptureOptions {
   return new DisconnectOptions(res);
 }
 
-/** Runs `onFinish` once the response is done or the connection is gone, whichever comes first. */
-export function afterResponse(res: ServerResponse, response: HttpResponse): void {
-  if (!response.onFinish) return;
-  const finish = response.onFinish;
-  res.once('close', () => void finish().catch(() => undefined));
+/** Most of an unread body drained once its answer is out, and for how long, before the connection is cut. */
+const LINGER_BYTES = 64 * 2 ** 20;
+const LINGER_MS = 5_000;
+
+/**
+ * What follows an answer: `onFinish` once the response is done or the connection is gone, and a
+ * body the service answered unread (a keyless upload, one over a limit) drained and dropped, within
+ * a bound, before the connection goes. Closing a socket that still has unread bytes sends a reset,
+ * which can destroy the answer before the client has read it.
+ */
+export function afterResponse(req: IncomingMessage, res: ServerResponse, response: HttpResponse): void {
+  if (response.onFinish) {
+    const finish = response.onFinish;
+    res.once('close', () => void finish().catch(() => undefined));
+  }
+  // Only a body nothing has read from: one a reader left half-way may have left the stream unusable.
+  if (response.headers.Connection === 'close' && !req.readableEnded && !req.readableDidRead) lingerOverUnreadBody(req, res, response);
 }
 
-export async function sendResponse(res: ServerResponse, response: HttpResponse): Promise<void> {
-  afterResponse(res, response);
+/** The connection is kept until the body is drained (then it may serve the next request) or the bound is hit. */
+function lingerOverUnreadBody(req: IncomingMessage, res: ServerResponse, response: HttpResponse): void {
+  delete response.headers.Connection;
+  res.once('finish', () => {
+    let drained = 0;
+    const cut = (): void => void req.socket.destroy();
+    const timer = setTimeout(cut, LINGER_MS).unref();
+    req.on('data', (chunk: Buffer) => {
+      drained += chunk.length;
+      if (drained > LINGER_BYTES) cut();
+    });
+    req.once('close', () => clearTimeout(timer));
+    req.resume();
+  });
+}
+
+export async function sendResponse(req: IncomingMessage, res: ServerResponse, response: HttpResponse): Promise<void> {
+  afterResponse(req, res, response);
   res.writeHead(response.status, response.headers);
   const body = response.body;
   if (body === undefined || typeof body === 'string' || Buffer.isBuffer(body)) {
@@ -138,7 +166,7 @@ export async function handleNodeRequest(
   const disconnect = abortOnDisconnect(res);
   const request = await toHttpRequest(http, req, options);
   const response = await http.handle(request, disconnect);
-  await sendResponse(res, response);
+  await sendResponse(req, res, response);
 }
 
 /**

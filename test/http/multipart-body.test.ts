@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { Readable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { readMultipartParams, type UploadLimits } from '../../src/http/multipart-body.js';
 import type { HttpRequest } from '../../src/http/http-types.js';
 import { CaptureError } from '../../src/core/errors/catalogue.js';
@@ -52,6 +52,7 @@ describe('multipart uploads', () => {
     form.append('files', new Blob(['x'], { type: 'application/x-thing' }), 'data');
     const { bytes, type } = await encode(form);
     const { params, uploads } = await readMultipartParams(streamed(bytes, type).request, LIMITS);
+    onTestFinished(() => uploads.dispose());
     const digest = (content: string | Uint8Array): string => `sha256-${createHash('sha256').update(content).digest('base64url')}`;
     expect(params.format).toBe('pdf');
     expect(params.files).toEqual([
