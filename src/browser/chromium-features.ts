@@ -31,8 +31,15 @@ const PLAYWRIGHT_DISABLED_FEATURES = [
 ];
 const PLAYWRIGHT_ENABLED_FEATURES = ['CDPScreenshotNewSurface', 'SkipListAccountsWithoutGaiaCookies'];
 
-/** Nothing phones home from a capture: translation and autofill's form queries to Google's servers. */
-const ENGINE_DISABLED_FEATURES = ['Translate', 'AutofillServerCommunication'];
+/**
+ * Nothing phones home from a capture: translation and autofill's form queries to Google's servers.
+ * And full Chromium (not the headless shell, which has no browser UI) gives every window, so every
+ * context, a renderer of its own for the WebUI omnibox popup (`chrome://omnibox-popup.top-chrome/`,
+ * a `--top-chrome-webui` renderer) that no capture ever shows: with it, a bare Playwright loop on
+ * Chromium 156 took 16.4 s for 48 captures at c=4 and peaked at 2,020 MB; without, 8.5 s and 1,431 MB
+ * (benchmarks/results/binaries.md).
+ */
+const ENGINE_DISABLED_FEATURES = ['Translate', 'AutofillServerCommunication', 'WebUIOmniboxPopup', 'WebUIOmniboxFullPopup', 'WebUIOmniboxAimPopup'];
 
 const DISABLE = '--disable-features=';
 const ENABLE = '--enable-features=';

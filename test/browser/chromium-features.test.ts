@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,6 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { chromium } from 'playwright-core';
 import { findChromium } from '../../src/browser/chromium-path.js';
 import { createTestEngine } from '../helpers/engine.js';
+import { processTree } from '../helpers/processes.js';
+import { until } from '../helpers/wait.js';
 
 /**
  * The engine gives Chromium its whole command line (Playwright's switches with its own), and
@@ -58,7 +60,7 @@ describe.runIf(process.platform === 'linux')('the switches Chromium gets', () =>
       const disabled = effective(engines, '--disable-features=');
       const enabled = effective(engines, '--enable-features=');
       // Playwright's lists hold (a change in them fails here: update src/browser/chromium-features.ts).
-      expect(disabled).toEqual(expect.arrayContaining([...playwrightDisabled.filter((name) => name !== 'PaintHolding'), 'Translate', 'AutofillServerCommunication', 'BackForwardCache']));
+      expect(disabled).toEqual(expect.arrayContaining([...playwrightDisabled.filter((name) => name !== 'PaintHolding'), 'Translate', 'AutofillServerCommunication', 'WebUIOmniboxPopup', 'BackForwardCache']));
       expect(enabled).toEqual(expect.arrayContaining([...playwrightEnabled, 'PaintHolding', 'WebMCPTesting']));
       // What the operator turns on comes off the list of features turned off.
       expect(disabled).not.toContain('PaintHolding');
@@ -73,4 +75,46 @@ describe.runIf(process.platform === 'linux')('the switches Chromium gets', () =>
       await engine.close();
     }
   });
+
+  // Issue 49: full Chromium gives every window a renderer for its omnibox popup, which no capture shows.
+  it.runIf(existsSync(FULL_CHROMIUM))('on full Chromium, no window of the engine has a top-chrome WebUI renderer (a bare launch has one per context)', async () => {
+    const bareProfile = path.join(tempDir, 'bare-full');
+    const bare = await chromium.launchPersistentContext(bareProfile, { executablePath: FULL_CHROMIUM, args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] });
+    try {
+      await until(() => topChromeWebUiRenderers(bareProfile) > 0, 'the bare launch to open its omnibox popup');
+    } finally {
+      await bare.close();
+    }
+    const engineDir = path.join(tempDir, 'engine-full');
+    const engine = await createTestEngine({ tempDir: engineDir, executablePath: FULL_CHROMIUM, warmContexts: 2 });
+    try {
+      await until(() => engine.stats.warm === 2, 'two warm contexts');
+      expect(renderers(engineDir)).toBeGreaterThanOrEqual(2);
+      expect(topChromeWebUiRenderers(engineDir)).toBe(0);
+    } finally {
+      await engine.close();
+    }
+  });
 });
+
+const FULL_CHROMIUM = '/usr/bin/chromium';
+
+/** The command lines of the browser whose profile is under `dir` and of every process below it. */
+function treeCommandLines(dir: string): string[][] {
+  const isBrowser = (args: string[]): boolean => args.some((arg) => arg.startsWith(`--user-data-dir=${dir}`)) && !args.some((arg) => arg.startsWith('--type='));
+  const root = Number(readdirSync('/proc').find((pid) => /^\d+$/.test(pid) && isBrowser(readArgs(pid))));
+  return processTree(root).map((pid) => readArgs(String(pid)));
+}
+
+/** A process's arguments; Chromium's child processes rewrite theirs into one string, spaced. */
+function readArgs(pid: string): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split(/[\0 ]/);
+  } catch {
+    return [];
+  }
+}
+
+const renderers = (dir: string): number => treeCommandLines(dir).filter((args) => args.includes('--type=renderer')).length;
+const topChromeWebUiRenderers = (dir: string): number => treeCommandLines(dir).filter((args) => args.includes('--type=renderer') && args.includes('--top-chrome-webui')).length;
+
