@@ -21,8 +21,13 @@ export interface CaptureEngineOptions {
   concurrency?: number;
   /** Captures waiting before new ones get `503 SERVICE_BUSY`. @default 32 */
   maxQueue?: number;
-  /** Browser contexts opened ahead of time. @default concurrency */
+  /**
+   * Browser contexts opened ahead of time, so a capture at rest does not wait for one (each holds a
+   * renderer). Latency-first deployments give `concurrency` and `warmIdleMs: 0`. @default 1
+   */
   warmContexts?: number;
+  /** After this long without a capture (ms), the warm contexts are closed until the next one; 0 keeps them. @default 10000 */
+  warmIdleMs?: number;
   /** Relaunch Chromium after this many captures (0 = never). @default 1000 */
   recycleAfter?: number;
   /**

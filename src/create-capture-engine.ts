@@ -3,7 +3,7 @@ import path from 'node:path';
 import { CaptureEngine } from './core/engine.js';
 import { DEFAULTS } from './core/defaults.js';
 import { consoleLogger } from './core/telemetry/logger.js';
-import { positive } from './core/options.js';
+import { nonNegative, positive } from './core/options.js';
 import { BrowserPool, type ContextReuseOptions } from './browser/pool.js';
 import { findChromium } from './browser/chromium-path.js';
 import { resolveBrowserIdentity } from './browser/browser-user.js';
@@ -69,7 +69,8 @@ function browserPool(
     prepareContext: egress.prepareContext,
     concurrency: resolved.concurrency,
     maxQueue: options.maxQueue ?? DEFAULTS.maxQueue,
-    warmContexts: options.warmContexts ?? resolved.concurrency,
+    warmContexts: nonNegative(options.warmContexts ?? DEFAULTS.warmContexts, 'warmContexts'),
+    warmIdleMs: nonNegative(options.warmIdleMs ?? DEFAULTS.warmIdleMs, 'warmIdleMs'),
     recycleAfter: options.recycleAfter ?? DEFAULTS.recycleAfter,
     contextReuse: contextReuseOptions(options.contextReuse),
     identity: options.connectEndpoint ? { sandbox: true } : resolveBrowserIdentity({ user: options.browserUser, sandbox: options.sandbox }),

@@ -69,11 +69,12 @@ export class ContextLending {
       .catch((error: unknown) => this.parts.log.warn({ error: String(error) }, 'could not release a browser context'))
       .finally(() => {
         this.lent--;
+        // No longer running when the warm contexts are counted again, or a capture that ends last would keep the last one from coming back.
+        this.active.delete(released);
         this.parts.refill();
         this.parts.changed();
       });
     this.active.add(released);
-    void released.finally(() => this.active.delete(released));
     return lent.then(({ outcome }) => ({ outcome, released }));
   }
 

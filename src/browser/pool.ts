@@ -19,6 +19,8 @@ export interface BrowserPoolOptions extends LaunchOptions {
   maxQueue: number;
   /** Contexts kept open and ready so a capture does not wait for one. */
   warmContexts: number;
+  /** After this long without a capture, the warm contexts are closed until the next capture (0: kept). */
+  warmIdleMs: number;
   /** Relaunch the browser after this many captures, draining the old one (0 = never). */
   recycleAfter: number;
   /** Per-context options and resources (e.g. an egress proxy session), made for every context. */
@@ -45,6 +47,9 @@ export class BrowserPool implements ContextPool {
   private readonly watchdog: RendererWatchdog | undefined;
   /** Since when no capture has held, opened or waited for a context; undefined while one does. */
   private idleSince: number | undefined = Date.now();
+  /** The warm contexts were let go after `warmIdleMs` at rest: none opens until a capture comes. */
+  private resting = false;
+  private restTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: BrowserPoolOptions) {
     const { log, concurrency, warmContexts } = options;
@@ -92,6 +97,7 @@ export class BrowserPool implements ContextPool {
    */
   async run<T>(signal: AbortSignal, task: (lease: BrowserLease) => Promise<T>, wants: LeaseWants = {}): Promise<T> {
     if (this.shutdown.closed) throw captureErrors.shuttingDown();
+    this.resting = false;
     const { outcome } = await this.admission.admit(signal, wants, () => this.lending.lend(signal, task, wants));
     if (outcome.status === 'rejected') throw outcome.reason;
     return outcome.value;
@@ -99,6 +105,7 @@ export class BrowserPool implements ContextPool {
 
   /** Refuses new work, waits for running captures, closes every context and the browser. */
   close(): Promise<void> {
+    clearTimeout(this.restTimer);
     const { admission, lending, warm, kept, generations, watchdog } = this;
     return this.shutdown.close({ admission, lending, warm, kept, generations, watchdog });
   }
@@ -107,6 +114,23 @@ export class BrowserPool implements ContextPool {
   private noteActivity(): void {
     const idle = this.lending.holding === 0 && !this.warm.busy && this.admission.waiting === 0;
     this.idleSince = idle ? (this.idleSince ?? Date.now()) : undefined;
+    if (!idle || this.resting || this.options.warmIdleMs === 0) {
+      clearTimeout(this.restTimer);
+      this.restTimer = undefined;
+    } else {
+      this.restTimer ??= setTimeout(() => this.rest(), this.options.warmIdleMs).unref();
+    }
+  }
+
+  /**
+   * A service at rest holds what a bare browser does: its warm contexts' renderers go, and the
+   * next capture, which opens its own, brings them back.
+   */
+  private rest(): void {
+    this.restTimer = undefined;
+    if (this.shutdown.closed || this.idleSince === undefined) return;
+    this.resting = true;
+    for (const slot of this.warm.surplus(0)) this.shutdown.closeLater(slot);
   }
 
   /**
@@ -117,7 +141,7 @@ export class BrowserPool implements ContextPool {
    * (benchmarks/results/cpu.md).
    */
   private refill(): void {
-    if (this.shutdown.closed || this.warm.busy) return;
+    if (this.shutdown.closed || this.warm.busy || this.resting) return;
     // A kept context on a retired browser would keep that browser from closing until it expires.
     this.kept?.evictUnusable();
     this.warm.fill(this.options.warmContexts - this.lending.running - this.admission.waiting - (this.kept?.size ?? 0));

@@ -9,6 +9,8 @@ export function baseOptions(allowPrivate: boolean | undefined, storageDir: strin
     timeoutMs: positiveIntegerEnv('CAPTURE_TIMEOUT_MS'),
     concurrency: positiveIntegerEnv('CAPTURE_CONCURRENCY'),
     maxQueue: integerEnv('CAPTURE_MAX_QUEUE', 0),
+    warmContexts: integerEnv('CAPTURE_WARM_CONTEXTS', 0),
+    warmIdleMs: integerEnv('CAPTURE_WARM_IDLE_MS', 0),
     contextReuse: process.env.CAPTURE_CONTEXT_REUSE === 'true',
     rendererMemoryMb: positiveIntegerEnv('CAPTURE_RENDERER_MEMORY_MB'),
     browserMemoryMb: positiveIntegerEnv('CAPTURE_BROWSER_MEMORY_MB'),

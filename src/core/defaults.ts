@@ -17,6 +17,14 @@ export const DEFAULTS = Object.freeze({
   storageSweepIntervalMs: 600_000,
   /** The viewport of a capture that names none, and of a context opened before its capture is known. */
   viewport: Object.freeze({ width: 1920, height: 1080 }),
+  /**
+   * Contexts opened ahead so that a capture need not wait for one: a warm context saves about
+   * 40 ms of a capture at rest, and holds a renderer (90-110 MB on the headless shell) while it
+   * waits. One: a burst opens its own contexts anyway (benchmarks/results/binaries.md).
+   */
+  warmContexts: 1,
+  /** After this long without a capture the warm contexts are closed, and opened again by the next capture (0: kept). */
+  warmIdleMs: 10_000,
   /** Relaunch Chromium after this many captures (0 = never). */
   recycleAfter: 1000,
   /** With `contextReuse`: captures one context serves before it is closed. */

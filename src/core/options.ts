@@ -43,3 +43,9 @@ export function positive(value: number, name: string): number {
   if (!Number.isFinite(value) || value <= 0) throw new TypeError(`Option '${name}' must be a positive number, got ${value}`);
   return value;
 }
+
+/** Refuses a negative, fractional or non-finite count, naming the option. */
+export function nonNegative(value: number, name: string): number {
+  if (!Number.isInteger(value) || value < 0) throw new TypeError(`Option '${name}' must be a whole number of 0 or more, got ${value}`);
+  return value;
+}

@@ -62,6 +62,8 @@ function readPressure(stats: PoolStats): Record<string, unknown> & { loadPerCore
     memoryTotalMb: Math.round(total / 2 ** 20),
     memoryFreeShare: Math.round((free / total) * 1000) / 1000,
     browserMemoryMb: Math.round(stats.browserMemoryBytes / 2 ** 20),
+    // The service's own process: with the browser's, what a container's memory limit must hold.
+    serviceMemoryMb: Math.round(process.memoryUsage.rss() / 2 ** 20),
     renderersKilled: stats.renderersKilled,
   };
 }

@@ -4,7 +4,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll } from 'vitest';
 import { decode, type DecodedImage } from '../helpers/pixels.js';
 import { html, startFixtureServer, type FixtureServer, type Handler } from '../helpers/fixture-server.js';
-import { createTestEngine, TEST_CONCURRENCY } from '../helpers/engine.js';
+import { createTestEngine } from '../helpers/engine.js';
+import { until } from '../helpers/wait.js';
 import type { CaptureEngine, CaptureResult } from '../../src/index.js';
 import { clockPage } from '../../fixtures/clock-page/clock.js';
 
@@ -115,7 +116,8 @@ export function videoSuite(): { readonly server: FixtureServer; readonly engine:
     engine = await createTestEngine();
     // A recording made while the fresh engine still opens its warm contexts competes with them for
     // the CPU and gets starved frames; start recording once the engine is ready.
-    for (let i = 0; i < 100 && engine.stats.warm < TEST_CONCURRENCY; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    const warm = engine;
+    await until(() => warm.stats.warm >= 1, 'the warm context to open');
   });
   afterAll(async () => {
     await Promise.all(results.map((result) => result.dispose()));
