@@ -20,8 +20,8 @@ import { performance } from 'node:perf_hooks';
 import { loadEngine } from '../lib/dist.js';
 import { imageInfo } from '../lib/image-info.js';
 import { answerRequests } from '../lib/ipc.js';
+import { errMsg, runLanes } from '../lib/lanes.js';
 
-const errMsg = (err) => String(err?.message || err).split('\n')[0].slice(0, 300);
 
 let unit; // { capture(): Promise<Buffer>, close(), version }
 let closing;
@@ -102,28 +102,8 @@ async function captureOnce() {
 }
 
 /** `count` captures, `concurrency` at a time; elapsed from the first start to the last end. */
-async function burst({ count, concurrency }) {
-  let started = 0;
-  let completed = 0;
-  let errors = 0;
-  let firstError = null;
-  let lastEnd = 0;
-  const t0 = performance.now();
-  const lane = async () => {
-    while (started < count) {
-      started++;
-      try {
-        await unit.capture();
-        completed++;
-      } catch (err) {
-        errors++;
-        firstError ??= errMsg(err);
-      }
-      lastEnd = performance.now();
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, lane));
-  return { completed, errors, firstError, elapsedMs: lastEnd - t0 };
+function burst({ count, concurrency }) {
+  return runLanes({ concurrency, more: (started) => started < count, capture: () => unit.capture() });
 }
 
 /** Closes the browser (and the service), waiting at most 15 s. */

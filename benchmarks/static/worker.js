@@ -17,6 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { UNITS } from './contenders/index.js';
 import { imageInfo } from '../lib/image-info.js';
 import { answerRequests } from '../lib/ipc.js';
+import { errMsg, runLanes } from '../lib/lanes.js';
 import { TICKS_PER_SECOND, treeTicks } from '../lib/process-tree.js';
 
 const name = process.argv[2];
@@ -33,7 +34,6 @@ process.on('unhandledRejection', (err) => {
   console.error(`[${name}] unhandled rejection:`, err?.stack || err);
 });
 
-const errMsg = (err) => String(err?.message || err).split('\n')[0].slice(0, 300);
 
 function captureFn(contender) {
   const fn = unit?.capture[contender];
@@ -59,31 +59,10 @@ async function captureOnce({ contender, job }) {
 
 async function burst({ contender, jobs, concurrency, minCount, windowMs }) {
   const capture = captureFn(contender);
-  let started = 0;
-  let completed = 0;
-  let errors = 0;
-  let firstError = null;
-  let lastEnd = 0;
   const ticks0 = treeTicks(process.pid, { reaped: true });
-  const t0 = performance.now();
-  const lane = async () => {
-    while (started < minCount || performance.now() - t0 < windowMs) {
-      const job = jobs[started % jobs.length];
-      started++;
-      try {
-        await capture(job);
-        completed++;
-      } catch (err) {
-        errors++;
-        firstError ??= errMsg(err);
-      }
-      lastEnd = performance.now();
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, lane));
-  const elapsedMs = lastEnd - t0;
+  const lanes = await runLanes({ concurrency, more: (started, t0) => started < minCount || performance.now() - t0 < windowMs, capture: (i) => capture(jobs[i % jobs.length]) });
   const cpuMs = ((treeTicks(process.pid, { reaped: true }) - ticks0) * 1000) / TICKS_PER_SECOND;
-  return { completed, errors, firstError, elapsedMs, cpuMs };
+  return { ...lanes, cpuMs };
 }
 
 /** Closes the unit (its browser), waiting at most 15 s. */
