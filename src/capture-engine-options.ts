@@ -67,7 +67,7 @@ export interface CaptureEngineOptions {
    * services. `CAPTURE_ALLOW_ADDRESSES` takes `10.0.0.5:443`, or `10.0.0.5:*` for every port.
    * @example (address, port) => address === '10.0.0.5' && port === 443
    */
-  allowAddress?: (address: string, port: number) => boolean;
+  allowAddress?: ((address: string, port: number) => boolean) | readonly string[];
   /**
    * The operator's proxies, by name: a capture's `proxy=<name>` sends its page's requests through
    * one without the caller seeing its address or credentials; the operator's proxies are dialled

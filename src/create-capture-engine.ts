@@ -12,6 +12,10 @@ import { createFsStorage } from './storage/fs-storage.js';
 import { routeTable } from './http/routes.js';
 import { defaultPlugins } from '../plugins/index.js';
 import type { CaptureEngineOptions } from './capture-engine-options.js';
+import { allowAddressOption } from './egress/allowed-addresses.js';
+
+/** The allow list `CAPTURE_ALLOW_ADDRESSES` and the `allowAddress` option take, as the guard's function. */
+export { allowedAddresses } from './egress/allowed-addresses.js';
 
 /**
  * The composition root: a core engine with the real browser pool, egress guard, filesystem
@@ -24,7 +28,7 @@ export async function createCaptureEngine(options: CaptureEngineOptions = {}): P
   const concurrency = positive(options.concurrency ?? DEFAULTS.concurrency, 'concurrency');
   const executablePath = options.connectEndpoint ? (options.executablePath ?? '') : findChromium(options.executablePath);
   await mkdir(tempDir, { recursive: true });
-  const egress = await createCaptureEgress({ allowPrivateNetworks: options.allowPrivateNetworks ?? false, resolver: options.resolver, allowAddress: options.allowAddress, proxies: options.proxies });
+  const egress = await createCaptureEgress({ allowPrivateNetworks: options.allowPrivateNetworks ?? false, resolver: options.resolver, allowAddress: allowAddressOption(options.allowAddress), proxies: options.proxies });
   const engine = await CaptureEngine.create({
     pool: browserPool(options, egress, { tempDir, log, concurrency, executablePath }),
     egress,

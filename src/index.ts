@@ -1,5 +1,5 @@
 // The library's entry point: the composition root and every public name, by layer.
-export { createCaptureEngine } from './create-capture-engine.js';
+export { allowedAddresses, createCaptureEngine } from './create-capture-engine.js';
 export type { CaptureEngineOptions } from './capture-engine-options.js';
 
 // Core: the engine, its parameters, errors, plugin interfaces, ports.

@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { allowedAddresses } from '../create-capture-engine.js';
 import type { CaptureEngineOptions } from '../capture-engine-options.js';
 
 /** Options every command shares: from flags first, then the environment. */
@@ -25,23 +25,9 @@ export function baseOptions(allowPrivate: boolean | undefined, storageDir: strin
  * `address:*` for all of them. A bare address is refused: read as every port, it would open the
  * address's SSH and database along with the one service meant. Undefined when unset.
  */
-export function parseAllowedAddresses(text: string | undefined): CaptureEngineOptions['allowAddress'] {
+export function parseAllowedAddresses(text: string | undefined): ((address: string, port: number) => boolean) | undefined {
   if (text === undefined || text.trim() === '') return undefined;
-  const allowed = text.split(',').map((raw) => {
-    const entry = raw.trim();
-    const match = /^(?:\[([0-9a-fA-F:.]+)\]|([0-9.]+))(?::(\d{1,5}|\*))?$/.exec(entry);
-    const address = match?.[1] ?? match?.[2];
-    if (!match || address === undefined || isIP(address) !== (match[1] === undefined ? 4 : 6)) {
-      throw new Error(`CAPTURE_ALLOW_ADDRESSES takes IP addresses with a port (10.0.0.5:443, [fd00::5]:8080) or :* for every port, not ${JSON.stringify(entry)}`);
-    }
-    const shown = match[1] === undefined ? address : `[${address}]`;
-    if (match[3] === undefined) throw new Error(`CAPTURE_ALLOW_ADDRESSES entry ${JSON.stringify(entry)} has no port: write ${shown}:PORT to allow one port, or ${shown}:* to allow every port of it`);
-    const port = match[3] === '*' ? undefined : Number(match[3]);
-    if (port !== undefined && (port < 1 || port > 65_535)) throw new Error(`CAPTURE_ALLOW_ADDRESSES entry ${JSON.stringify(entry)}: ports are 1..65535`);
-    // The guard sees addresses as Node prints them: IPv6 compressed, lower case (as a URL host is).
-    return { address: match[1] === undefined ? address : new URL(`http://[${address}]/`).hostname.slice(1, -1), port };
-  });
-  return (address, port) => allowed.some((entry) => entry.address === address && (entry.port === undefined || entry.port === port));
+  return allowedAddresses(text.split(','), 'CAPTURE_ALLOW_ADDRESSES');
 }
 
 /** A positive integer from the environment, when set; anything else stops the start. */

@@ -32,7 +32,7 @@ export function parseTargetUrl(raw: string, options: { allowPrivateNetworks?: bo
     // URL.parse would avoid the throw, but it arrived in Node 20.18 and the engine supports 20.9.
     url = new URL(raw);
   } catch {
-    throw invalid(param, `${param} is not a valid URL`);
+    throw invalid(param, `${param} is not a valid URL: ${JSON.stringify(raw.slice(0, 200))}${schemeSuggestion(raw)}`);
   }
   if (url.username !== '' || url.password !== '') {
     // The refusal echoes the URL back and may be logged: never with the secret in it.
@@ -47,4 +47,10 @@ export function parseTargetUrl(raw: string, options: { allowPrivateNetworks?: bo
     throw captureErrors.urlNotAllowed(raw, 'Target host is not allowed');
   }
   return url;
+}
+
+/** What a URL given without its scheme (`example.com/page`) most likely meant. */
+function schemeSuggestion(raw: string): string {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(raw) || !URL.canParse(`https://${raw}`)) return '';
+  return ` (an http or https URL: did you mean ${JSON.stringify(`https://${raw.slice(0, 200)}`)}?)`;
 }

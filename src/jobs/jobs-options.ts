@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import type { Telemetry } from 'bullmq';
 import { BullMQOtel } from 'bullmq-otel';
 import type { Resolver } from '../egress/resolver.js';
+import { allowAddressOption, type AllowAddress } from '../egress/allowed-addresses.js';
 import { positive } from '../core/options.js';
 import { DEFAULTS } from '../core/defaults.js';
 import { accountWebhookSecret, normalWebhookSecret } from './webhook-signature.js';
@@ -31,8 +32,8 @@ export interface CaptureJobsOptions {
   webhookBackoffMs?: number;
   /** Let webhooks go to private networks and loopback (tests, intranets). @default false */
   allowPrivateNetworks?: boolean;
-  /** Chosen non-public addresses webhooks may go to, as the engine's `allowAddress`. */
-  allowAddress?: (address: string, port: number) => boolean;
+  /** Chosen non-public addresses webhooks may go to, as the engine's `allowAddress` (a function or a list). */
+  allowAddress?: AllowAddress | readonly string[];
   /** DNS resolver of the webhooks' egress guard. @default the system resolver */
   resolver?: Resolver;
 }
@@ -82,7 +83,7 @@ export function resolveJobsOptions(options: CaptureJobsOptions): ResolvedJobsOpt
     webhookAttempts: positive(options.webhookAttempts ?? JOBS_DEFAULTS.webhookAttempts, 'webhookAttempts'),
     webhookBackoffMs: positive(options.webhookBackoffMs ?? JOBS_DEFAULTS.webhookBackoffMs, 'webhookBackoffMs'),
     allowPrivateNetworks: options.allowPrivateNetworks ?? false,
-    allowAddress: options.allowAddress,
+    allowAddress: allowAddressOption(options.allowAddress),
     resolver: options.resolver,
     telemetry: new BullMQOtel({ tracerName: 'capture-engine' }),
   };

@@ -135,6 +135,13 @@ describe('parseTargetUrl', () => {
     expect(parseTargetUrl('http://[::ffff:127.0.0.1]/').hostname).toBe('[::ffff:7f00:1]');
   });
 
+  // Issue 50, item 7: a new user's first try is often a bare host name.
+  it('echoes a URL without its scheme and suggests https', () => {
+    expect(() => parseTargetUrl('example.com')).toThrow(expect.objectContaining({ code: 'INVALID_PARAMETER', message: 'url is not a valid URL: "example.com" (an http or https URL: did you mean "https://example.com"?)' }));
+    expect(() => parseTargetUrl('http//x y')).toThrow(/whitespace/);
+    expect(() => parseTargetUrl('%%%')).toThrow(expect.objectContaining({ message: 'url is not a valid URL: "%%%"' }));
+  });
+
   it('returns the parsed URL for public names without resolving them', () => {
     const url = parseTargetUrl('HTTPS://Example.COM:443/Path?q=1');
     expect(url.href).toBe('https://example.com/Path?q=1');
