@@ -36,7 +36,10 @@ export function readBodyParams(request: HttpRequest, limit: number): ParamBag {
   const contentType = mediaType(request.headers['content-type']);
   const text = body ? Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8') : '';
   if (contentType === 'application/json' || contentType.endsWith('+json')) return parseJsonBody(text);
-  if (contentType === 'application/x-www-form-urlencoded') return fromSearchParams(new URLSearchParams(text));
+  // curl's -d sends JSON as a form, and a client may send none: a body that is a JSON object is read
+  // as one, not as a form whose only name is the whole text (which answered "url is required").
+  if (contentType === '' && looksLikeJsonObject(text)) return parseJsonBody(text);
+  if (contentType === 'application/x-www-form-urlencoded') return looksLikeJsonObject(text) ? parseJsonBody(text) : fromSearchParams(new URLSearchParams(text));
   throw unsupportedMediaType(contentType);
 }
 
@@ -62,4 +65,9 @@ function parseJsonBody(text: string): ParamBag {
     throw captureErrors.invalidParameter('body', 'Request body must be a JSON object', 'a JSON object');
   }
   return Object.assign(Object.create(null) as ParamBag, value);
+}
+
+function looksLikeJsonObject(text: string): boolean {
+  const trimmed = text.trim();
+  return trimmed.startsWith('{') && trimmed.endsWith('}');
 }

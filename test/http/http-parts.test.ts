@@ -28,6 +28,13 @@ describe('request bodies', () => {
     expect(post('application/x-www-form-urlencoded', 'url=https%3A%2F%2Fa.example&format=jpg')).toMatchObject({ url: 'https://a.example', format: 'jpg' });
   });
 
+  // Issue 50, item 6: `curl -d '{...}'` sends JSON as a form.
+  it('reads a JSON object sent as a form or with no Content-Type as JSON', () => {
+    expect(post('application/x-www-form-urlencoded', ' {"url":"https://a.example","full_page":true}\n')).toMatchObject({ url: 'https://a.example', full_page: true });
+    expect(post(undefined, '{"url":"https://a.example"}')).toMatchObject({ url: 'https://a.example' });
+    expect(() => post('application/x-www-form-urlencoded', '{"url":}')).toThrow(expect.objectContaining({ code: 'INVALID_PARAMETER', details: expect.objectContaining({ param: 'body' }) }));
+  });
+
   it('answers 415 for other types, 400 for broken JSON or non-objects, 413 when too large', () => {
     expect(() => post('text/plain', 'url=x')).toThrow(expect.objectContaining({ code: 'UNSUPPORTED_MEDIA_TYPE' }));
     expect(() => post(undefined, '')).toThrow(expect.objectContaining({ code: 'UNSUPPORTED_MEDIA_TYPE' }));
