@@ -46,7 +46,10 @@ export interface CapturedFile {
 
 /** `response_type=json`: where the capture is stored and what it reports. */
 export interface CaptureJson {
+  /** Where the stored file is served, relative to the service (`/api/files/...`). */
   url: string;
+  /** The same, absolute: `url` resolved against the client's `baseUrl`, ready to fetch or hand on. */
+  absoluteUrl: string;
   size: number;
   format: string;
   [field: string]: unknown;
@@ -119,7 +122,8 @@ export class CaptureClient {
 
   /** A capture stored by the service, answered as JSON (`url`, `size`, `format`, ...). */
   async captureJson(params: CaptureRequest, options: RequestOptions = {}): Promise<CaptureJson> {
-    return (await (await this.send('POST', '/capture', { ...params, response_type: 'json' }, options)).json()) as CaptureJson;
+    const answer = (await (await this.send('POST', '/capture', { ...params, response_type: 'json' }, options)).json()) as CaptureJson;
+    return { ...answer, absoluteUrl: new URL(answer.url, `${this.origin}/`).href };
   }
 
   /** Queues an asynchronous capture (`webhook_url` to be told when it ends); `waitFor` its id. */

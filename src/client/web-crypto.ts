@@ -24,11 +24,13 @@ function base64url(bytes: Uint8Array): string {
  * as `linkIdSecret` (code that holds the key may hold it too), or the id as `linkKey` (`serve`
  * prints it at start).
  */
-export async function operatorLinkCredentials(apiKey: string, options: { linkIdSecret?: string; linkKey?: string } = {}): Promise<{ linkKey: string; signingSecret: string }> {
+export async function operatorLinkCredentials(apiKey: string, options: { linkIdSecret?: string; linkKey?: string } = {}): Promise<{ key: string; linkKey: string; signingSecret: string }> {
   const signingSecret = base64url(await hmac(apiKey, OPERATOR_SECRET_CONTEXT));
-  if (options.linkKey !== undefined) return { linkKey: options.linkKey, signingSecret };
+  // `key` as the library's answer and renderLink's option name it; `linkKey` as this client first did.
+  const credentials = (linkKey: string) => ({ key: linkKey, linkKey, signingSecret });
+  if (options.linkKey !== undefined) return credentials(options.linkKey);
   const mac = options.linkIdSecret === undefined ? new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(apiKey))) : await hmac(options.linkIdSecret, apiKey);
-  return { linkKey: `${OPERATOR_ID_PREFIX}${base64url(mac.subarray(0, OPERATOR_ID_BYTES))}`, signingSecret };
+  return credentials(`${OPERATOR_ID_PREFIX}${base64url(mac.subarray(0, OPERATOR_ID_BYTES))}`);
 }
 
 /** Equal strings, compared without stopping at the first difference. */

@@ -80,7 +80,9 @@ describe.each(ADAPTERS)('the typed client on %s', (adapter) => {
 
     const stored = await client().captureJson({ url: green(), viewport_width: 200, viewport_height: 120, format: 'webp' });
     expect(stored).toMatchObject({ format: 'WEBP', url: expect.stringContaining('/files/') });
-    const file = await fetch(new URL(stored.url, (apps.get(adapter) as RunningApp).origin));
+    // Issue 50, item 15: the absolute url beside the relative one.
+    expect(stored.absoluteUrl).toBe(new URL(stored.url, (apps.get(adapter) as RunningApp).origin).href);
+    const file = await fetch(stored.absoluteUrl);
     expect((await file.arrayBuffer()).byteLength).toBe(stored.size);
 
     const target = path.join(os.tmpdir(), `client-${adapter}-${process.pid}.jpg`);

@@ -9,15 +9,16 @@ const LINK_ID_SECRET = randomBytes(32).toString('base64url');
 describe("the client's link credentials of an operator's key", () => {
   it.each([randomBytes(32).toString('hex'), 'ce_playground_0123456789abcdefghij', 'ключ with spaces and ü, long enough'])('are what the service derives for %j', async (key) => {
     const { key: linkKey, signingSecret } = serverSide(key);
-    await expect(operatorLinkCredentials(key)).resolves.toEqual({ linkKey, signingSecret });
+    // Issue 50, item 15: the library and the client answer under the same names.
+    await expect(operatorLinkCredentials(key)).resolves.toEqual({ key: linkKey, linkKey, signingSecret });
   });
 
   it('derive the id with the link id secret as the service does, or take it as given', async () => {
     const key = randomBytes(32).toString('hex');
     const keyed = serverSide(key, { linkIdSecret: LINK_ID_SECRET });
     expect(keyed.key).not.toBe(serverSide(key).key);
-    await expect(operatorLinkCredentials(key, { linkIdSecret: LINK_ID_SECRET })).resolves.toEqual({ linkKey: keyed.key, signingSecret: keyed.signingSecret });
-    await expect(operatorLinkCredentials(key, { linkKey: 'key_given' })).resolves.toEqual({ linkKey: 'key_given', signingSecret: keyed.signingSecret });
+    await expect(operatorLinkCredentials(key, { linkIdSecret: LINK_ID_SECRET })).resolves.toEqual({ key: keyed.key, linkKey: keyed.key, signingSecret: keyed.signingSecret });
+    await expect(operatorLinkCredentials(key, { linkKey: 'key_given' })).resolves.toEqual({ key: 'key_given', linkKey: 'key_given', signingSecret: keyed.signingSecret });
   });
 });
 
