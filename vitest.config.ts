@@ -22,6 +22,7 @@ const UNIT = [
   'test/adapters/adapter-input.test.ts',
   'test/playground/snippets.test.ts',
   'test/client/link-credentials.test.ts',
+  'test/cli/frameworks.test.ts',
   'test/cli/operator-keys-cli.test.ts',
   'test/cli/allowed-addresses.test.ts',
   'test/client/verify-webhook.test.ts',
