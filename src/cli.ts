@@ -41,7 +41,8 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  const message = isCaptureError(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
+  const hint = isCaptureError(error) && typeof error.details.hint === 'string' ? `\n${error.details.hint}` : '';
+  const message = isCaptureError(error) ? `${error.code}: ${error.message}${hint}` : error instanceof Error ? error.message : String(error);
   process.stderr.write(`capture-engine: ${message}\n`);
   process.exit(1);
 });

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { captureErrors } from '../core/errors/factories.js';
 import { isPublicUnicast } from './address-policy.js';
 import { bareHost, isLocalhostName } from './host-name.js';
+import { allowHint } from './allow-hint.js';
 import type { Resolver } from './resolver.js';
 
 export interface EgressPolicy {
@@ -65,5 +66,5 @@ export async function resolveAllowed(url: URL, policy: EgressPolicy): Promise<st
   const verdict = await checkHost(url.hostname, port, policy);
   if (verdict.ok) return verdict.addresses;
   if (verdict.reason === 'dns') throw captureErrors.dnsFailed(url.hostname);
-  throw captureErrors.urlNotAllowed(url.href, 'Target resolves to an address that is not allowed');
+  throw captureErrors.urlNotAllowed(url.href, 'Target resolves to an address that is not allowed', allowHint(url));
 }

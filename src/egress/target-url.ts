@@ -1,6 +1,7 @@
 import type { CaptureError } from '../core/errors/catalogue.js';
 import { captureErrors } from '../core/errors/factories.js';
 import { isLocalhostName } from './host-name.js';
+import { allowHint } from './allow-hint.js';
 
 const ALLOWED_SCHEMES = new Set(['http:', 'https:']);
 
@@ -44,7 +45,7 @@ export function parseTargetUrl(raw: string, options: { allowPrivateNetworks?: bo
     throw captureErrors.urlNotAllowed(raw, `Scheme ${JSON.stringify(url.protocol.slice(0, -1))} is not allowed, only http and https`);
   }
   if (!options.allowPrivateNetworks && isLocalhostName(url.hostname)) {
-    throw captureErrors.urlNotAllowed(raw, 'Target host is not allowed');
+    throw captureErrors.urlNotAllowed(raw, 'Target host is not allowed', allowHint(url));
   }
   return url;
 }

@@ -14,8 +14,9 @@ export const captureErrors = {
   invalidParameter: (param: string, message: string, allowed: string, details: ErrorDetails = {}) =>
     new CaptureError('INVALID_PARAMETER', message, { details: { param, allowed, ...details } }),
 
-  urlNotAllowed: (url: string, message = 'The page led to an address that is not allowed') =>
-    new CaptureError('URL_NOT_ALLOWED', message, { details: { url } }),
+  /** `hint`: how an operator allows the target, for refusals of its address. */
+  urlNotAllowed: (url: string, message = 'The page led to an address that is not allowed', hint?: string) =>
+    new CaptureError('URL_NOT_ALLOWED', message, { details: hint === undefined ? { url } : { url, hint } }),
 
   dnsFailed: (hostname: string) => new CaptureError('CAPTURE_FAILED', `Could not resolve ${hostname}`, { details: { reason: 'dns' } }),
 

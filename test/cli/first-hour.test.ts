@@ -1,0 +1,84 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { BUILT_CLI, isBuilt } from '../helpers/built-service.js';
+import { createTestEngine } from '../helpers/engine.js';
+import { startService } from '../ops/service-under-test.js';
+
+/** What a new user meets in the first hour (issue 50, section 2), on the built CLI and the service. */
+const KEY = randomBytes(32).toString('hex');
+let fixtures: FixtureServer;
+let scratch: string;
+
+beforeAll(async () => {
+  fixtures = await startFixtureServer();
+  scratch = mkdtempSync(path.join(os.tmpdir(), 'first-hour-'));
+});
+afterAll(async () => {
+  await fixtures?.close();
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The built CLI's `shot`, its environment without any allowance of private networks unless given. */
+function shot(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('CAPTURE_ALLOW')));
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BUILT_CLI, 'shot', ...args], { env: { ...base, CAPTURE_LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const fixturePort = (): string => new URL(fixtures.origin).port;
+
+// Item 1: the first capture of a local page answered "not allowed", and nothing said how to allow it.
+describe.skipIf(!isBuilt())('a local address the egress guard refuses', () => {
+  it('names how to allow it in the HTTP details, and following that captures it', async () => {
+    const service = await startService({ allowPrivateNetworks: false }, { apiKeys: [{ key: KEY, tier: 'PRO' }] });
+    try {
+      const response = await fetch(`${service.origin}/api/v1/capture?url=${encodeURIComponent(fixtures.url('/solid'))}`, { headers: { 'X-API-Key': KEY } });
+      expect(response.status).toBe(403);
+      const body = (await response.json()) as { code: string; hint?: string };
+      expect(body.code).toBe('URL_NOT_ALLOWED');
+      expect(body.hint).toContain(`CAPTURE_ALLOW_ADDRESSES=127.0.0.1:${fixturePort()}`);
+      expect(body.hint).toContain(`allowAddress: ['127.0.0.1:${fixturePort()}']`);
+      expect(body.hint).toContain('--allow-private-networks');
+      const byName = (await (await fetch(`${service.origin}/api/v1/capture?url=${encodeURIComponent(`http://localhost:${fixturePort()}/solid`)}`, { headers: { 'X-API-Key': KEY } })).json()) as { hint?: string };
+      expect(byName.hint).toContain(`capture its address instead (http://127.0.0.1:${fixturePort()}/)`);
+    } finally {
+      await service.close();
+    }
+    const engine = await createTestEngine({ allowPrivateNetworks: false, allowAddress: [`127.0.0.1:${fixturePort()}`] });
+    try {
+      const result = await engine.capture({ url: fixtures.url('/solid'), viewport_width: 200, viewport_height: 100 });
+      expect(result.format).toBe('png');
+      await result.dispose();
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('names it on the CLI, where CAPTURE_ALLOW_ADDRESSES then captures it', async () => {
+    const output = path.join(scratch, 'local.png');
+    const refused = await shot([fixtures.url('/solid'), '-o', output]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('URL_NOT_ALLOWED');
+    expect(refused.stderr).toContain(`CAPTURE_ALLOW_ADDRESSES=127.0.0.1:${fixturePort()}`);
+    expect(refused.stderr).toContain('--allow-private-networks');
+    const allowed = await shot([fixtures.url('/solid'), '-o', output, '--width', '200', '--height', '100'], { CAPTURE_ALLOW_ADDRESSES: `127.0.0.1:${fixturePort()}` });
+    expect(allowed.code, allowed.stderr).toBe(0);
+  });
+});
