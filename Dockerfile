@@ -50,7 +50,7 @@ ENV NODE_ENV=production \
     CAPTURE_STORAGE_DIR=/var/lib/capture-engine \
     CAPTURE_CODE_CACHE_DIR=/app/code-cache
 USER capture
-# playwright-core compiled once here, not at every container start (README "Configuration"); outside
+# playwright-core compiled once here, not at every container start (docs/configuration.md); outside
 # /tmp, which the Helm chart mounts empty.
 RUN node --input-type=module -e "await import('/app/dist/src/index.js')" && test "$(ls /app/code-cache | wc -l)" -eq 2
 EXPOSE 3000

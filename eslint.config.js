@@ -32,7 +32,7 @@ const onlyImports = (target, allowed, message) => forbid(target, ALL.filter((nam
 /** Of layer `from`, `target` may import the named files only (paths relative to the layer's folder). */
 const onlyFiles = (target, from, files, message) => ({ target: LAYERS[target], from: LAYERS[from], except: files, message });
 /**
- * The only paths across the layers that are not the arrows above, each named (README, "Layout"):
+ * The only paths across the layers that are not the arrows above, each named (docs/development.md, "Layout"):
  * the port between the HTTP service and the job queue, the observer port of operations, and what
  * the browser-side client takes (types and the pure link helpers).
  */

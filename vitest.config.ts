@@ -26,6 +26,10 @@ const UNIT = [
   'test/cli/operator-keys-cli.test.ts',
   'test/cli/allowed-addresses.test.ts',
   'test/client/verify-webhook.test.ts',
+  'test/docs/tables.test.ts',
+  'test/docs/links.test.ts',
+  'test/docs/shell-variables.test.ts',
+  'test/docs/snippets-typecheck.test.ts',
 ];
 
 export default defineConfig({

@@ -45,7 +45,7 @@ export interface CaptureEngineOptions {
    * For single-tenant deployments: keep a capture's browser context for the next capture of the
    * same account (`reuseKey`), cleared in between, instead of a fresh context each time. Off by
    * default: a kept context shares its HTTP cache and its tab's history between the account's
-   * captures (README, "Reusing contexts"). `true` takes the defaults.
+   * captures (docs/library.md, "Reusing contexts"). `true` takes the defaults.
    * @default false
    */
   contextReuse?: boolean | { maxUses?: number; idleMs?: number };

@@ -1,6 +1,6 @@
 // The service under load, in a process of its own (forked by load-servers.js): a user's app that
 // builds the HTTP service (`createCaptureHttp(engine, httpOptions)`) and mounts it with one of the
-// adapters, exactly as the repository's README.md shows. load.js drives it over loopback from its
+// adapters, exactly as the repository's docs/http-service.md shows. load.js drives it over loopback from its
 // own process, so the load generator never shares this event loop.
 //
 // Requests (../lib/ipc.js):

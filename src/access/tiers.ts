@@ -42,7 +42,7 @@ const ALL_FORMATS = Object.freeze(Object.keys(FORMATS) as CaptureFormat[]);
 /** The expensive options, open to every tier unless the `tiers` option closes them. */
 const EXPENSIVE_ALLOWED = { scripts: true, maxDeviceScaleFactor: 4, formats: ALL_FORMATS } as const;
 
-/** The README's tier table; every number can be overridden with the `tiers` option. */
+/** The tier table of docs/http-service.md; every number can be overridden with the `tiers` option. */
 export const DEFAULT_TIERS: Readonly<Record<TierName, TierLimits>> = Object.freeze({
   FREE: { requestsPerMinute: 20, monthlyQuota: 100, maxDuration: 10, geolocation: false, maxFullPageHeight: 32_000, maxFps: 30, proxy: false, maxConcurrent: 2, maxBulkItems: 10, browserSecondsPerHour: 600, ...EXPENSIVE_ALLOWED },
   BASIC: { requestsPerMinute: 40, monthlyQuota: 2_000, maxDuration: 30, geolocation: false, maxFullPageHeight: 64_000, maxFps: 30, proxy: false, maxConcurrent: 4, maxBulkItems: 100, browserSecondsPerHour: 1_800, ...EXPENSIVE_ALLOWED },

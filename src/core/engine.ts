@@ -107,7 +107,7 @@ export class CaptureEngine {
   }
 
   /**
-   * Captures a page. `input` takes the parameters of the README's table, typed or as strings;
+   * Captures a page. `input` takes the parameters of docs/parameters.md, typed or as strings;
    * parameters that `parseCaptureParams` already validated are not parsed again.
    */
   capture(input: CaptureInput | CaptureParams, options: CaptureOptions = {}): Promise<CaptureResult> {

@@ -20,7 +20,7 @@ import { bulkStatus, handleBulk } from './bulk/bulk-routes.js';
 import { contextFromHeaders, inSpan, SpanKind, SpanStatusCode } from '../core/telemetry/tracing.js';
 
 /**
- * The HTTP interface of the README over one engine, independent of any framework: adapters only
+ * The HTTP interface of docs/http-service.md over one engine, independent of any framework: adapters only
  * translate to and from `HttpRequest`/`HttpResponse`. Every response, errors included, carries
  * the limit headers.
  */

@@ -6,7 +6,7 @@ import { parseCaptureParams } from '../../src/core/schema/capture-params.js';
 import { CaptureError } from '../../src/core/errors/catalogue.js';
 
 describe('tiers', () => {
-  it('match the README\'s tier table by default and take overrides', () => {
+  it('match the docs\' tier table by default and take overrides', () => {
     expect(DEFAULT_TIERS.FREE).toEqual({
       requestsPerMinute: 20,
       monthlyQuota: 100,

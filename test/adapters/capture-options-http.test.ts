@@ -12,7 +12,7 @@ import { probe, frameAt, VIDEO_ROUTES } from '../plugins/video-fixtures.js';
 // A test that fails before stopping its service leaves it running: kill what is left.
 afterAll(killLeftoverBuiltProcesses);
 
-/** Every capture option and output of the README, through the built service as `npm start` runs it. */
+/** Every capture option and output of the docs, through the built service as `npm start` runs it. */
 
 const KEY = 'ce_options_test_0123456789abcdefg';
 let fixtures: FixtureServer;

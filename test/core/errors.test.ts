@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { CaptureError, ERROR_CATALOGUE, type ErrorCode } from '../../src/core/errors/catalogue.js';
 import { toCaptureError } from '../../src/core/errors/to-capture-error.js';
 
-const spec = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const spec = readFileSync(new URL('../../docs/http-service.md', import.meta.url), 'utf8');
 
 describe('error catalogue', () => {
-  it('agrees with the error table of the README (code and status)', () => {
+  it('agrees with the error table of the docs (code and status)', () => {
     const rows = [...spec.matchAll(/^\| (\d{3}) \| `?([A-Z_]+)`? \|/gm)].map(([, status, code]) => [code, Number(status)]);
     expect(rows.length).toBeGreaterThanOrEqual(Object.keys(ERROR_CATALOGUE).length);
     for (const [code, status] of rows) expect(ERROR_CATALOGUE[code as ErrorCode]?.status, String(code)).toBe(status);

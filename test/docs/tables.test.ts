@@ -1,14 +1,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { README_TABLES, readmeSection, withSection, type ReadmeTable } from '../helpers/readme-tables.js';
+import { DOC_TABLES, TABLE_PAGES, tableSection, withSection, type DocTable } from '../helpers/docs-tables.js';
+import { ROOT } from '../helpers/docs-pages.js';
 
-const README = new URL('../../README.md', import.meta.url);
-
-describe('README tables generated from the schema and the tiers', () => {
-  it.each(Object.keys(README_TABLES) as ReadmeTable[])('%s table is up to date (UPDATE_README=1 rewrites it)', (name) => {
-    const readme = readFileSync(README, 'utf8');
-    const table = README_TABLES[name]();
-    if (process.env.UPDATE_README === '1') writeFileSync(README, withSection(readme, name, table));
-    else expect(readmeSection(readme, name)).toBe(table);
+describe('the docs tables generated from the schema and the tiers', () => {
+  it.each(Object.keys(DOC_TABLES) as DocTable[])('%s table is up to date (npm run docs:tables rewrites it)', (name) => {
+    const file = path.join(ROOT, TABLE_PAGES[name]);
+    const page = readFileSync(file, 'utf8');
+    const table = DOC_TABLES[name]();
+    if (process.env.UPDATE_DOCS === '1') writeFileSync(file, withSection(page, name, table));
+    else expect(tableSection(page, name)).toBe(table);
   });
 });

@@ -2,10 +2,10 @@ import { CaptureParamsSchema, PARAM_NAMES, allowedFor } from '../../src/core/sch
 import { DEFAULT_TIERS, TIER_NAMES } from '../../src/access/tiers.js';
 
 /**
- * The README's generated tables, rendered from the one request schema and the default tiers. The
- * README test compares them with the README (`UPDATE_README=1` rewrites it).
+ * The generated tables of the docs, rendered from the one request schema and the default tiers.
+ * test/docs/tables.test.ts compares them with their pages; `npm run docs:tables` rewrites them.
  */
-export const README_TABLES = {
+export const DOC_TABLES = {
   parameters: (): string => {
     const rows = PARAM_NAMES.map((name) => {
       const schema = CaptureParamsSchema.properties[name] as { default?: unknown; description?: string };
@@ -24,17 +24,20 @@ export const README_TABLES = {
   },
 };
 
-export type ReadmeTable = keyof typeof README_TABLES;
+export type DocTable = keyof typeof DOC_TABLES;
 
-/** The README text between `<!-- name:start -->` and `<!-- name:end -->`. */
-export function readmeSection(readme: string, name: ReadmeTable): string | undefined {
-  return sectionPattern(name).exec(readme)?.[1];
+/** The page each table lives in. */
+export const TABLE_PAGES: Readonly<Record<DocTable, string>> = { parameters: 'docs/parameters.md', tiers: 'docs/http-service.md' };
+
+/** A page's text between `<!-- name:start -->` and `<!-- name:end -->`. */
+export function tableSection(page: string, name: DocTable): string | undefined {
+  return sectionPattern(name).exec(page)?.[1];
 }
 
-export function withSection(readme: string, name: ReadmeTable, table: string): string {
-  return readme.replace(sectionPattern(name), `<!-- ${name}:start -->\n${table}\n<!-- ${name}:end -->`);
+export function withSection(page: string, name: DocTable, table: string): string {
+  return page.replace(sectionPattern(name), `<!-- ${name}:start -->\n${table}\n<!-- ${name}:end -->`);
 }
 
-function sectionPattern(name: ReadmeTable): RegExp {
+function sectionPattern(name: DocTable): RegExp {
   return new RegExp(`<!-- ${name}:start -->\\n([\\s\\S]*?)\\n?<!-- ${name}:end -->`);
 }

@@ -71,7 +71,7 @@ export class CaptureError extends Error {
     this.headers = options.headers ?? {};
   }
 
-  /** The JSON body of the README's error table: `{ error, code, ...details }`. */
+  /** The JSON body of the error table (docs/http-service.md): `{ error, code, ...details }`. */
   toJSON(): Record<string, unknown> {
     return {
       error: this.expose ? this.message : ERROR_CATALOGUE[this.code].message,

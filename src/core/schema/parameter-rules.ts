@@ -10,7 +10,7 @@ type Given = Map<keyof CaptureParams, unknown>;
 /** The largest `device_scale_factor` the schema takes; every tier's own cap is within it. */
 const LARGEST_SCALE = (CaptureParamsSchema.properties['device_scale_factor' as keyof CaptureParams] as { maximum?: number }).maximum ?? 4;
 
-/** As the README says: a video format alone implies `scroll`; a video scenario alone implies `mp4`. */
+/** As docs/parameters.md says: a video format alone implies `scroll`; a video scenario alone implies `mp4`. */
 export function applyImpliedDefaults(given: Given): void {
   const device = typeof given.get('device') === 'string' ? deviceNamed(given.get('device') as string) : undefined;
   if (device) {
