@@ -17,6 +17,13 @@ interface Loader {
 }
 const loader = Module as unknown as Loader;
 
+/** Node's own compile cache, from Node 22.1 (flushCompileCache from 22.10); the project's types are Node 20's. */
+interface CompileCache {
+  enableCompileCache?(dir: string): unknown;
+  flushCompileCache?(): void;
+}
+const compileCache = Module as unknown as CompileCache;
+
 /** Smaller files compile in less time than reading their cache takes. */
 const MIN_CACHED_CHARS = 64 * 1024;
 
@@ -32,8 +39,9 @@ const pendingWrites: PendingWrite[] = [];
 
 /**
  * Where the code cache lives, or undefined when it is off (`CAPTURE_CODE_CACHE_DIR=off`) or the
- * folder is not this user's alone: V8 checks a cache against the length of its source, not its
- * text, so a cache someone else can write could run their code in ours.
+ * folder is not this user's alone: a cache is checked against its source by length (V8, Node 20's
+ * path) or a checksum (Node's own cache), never by its text, so a cache someone else can write
+ * could run their code in ours.
  */
 function cacheDir(): string | undefined {
   const setting = process.env.CAPTURE_CODE_CACHE_DIR;
@@ -109,14 +117,29 @@ function compileWithCache(module: LoaderModule, content: string, filename: strin
 }
 
 /**
+ * Node 22.1+ keeps compiled code on disk itself, in a folder per Node version under `dir`, for
+ * every module loaded from here on (the application's own later ones too). It writes at exit;
+ * the flush writes what a server that never exits has compiled by then, as the Node 20 path does.
+ */
+function enableNodeCompileCache(dir: string): void {
+  compileCache.enableCompileCache?.(dir);
+  if (compileCache.flushCompileCache) setTimeout(() => compileCache.flushCompileCache?.(), WRITE_AFTER_MS).unref();
+}
+
+/**
  * `require(specifier)` from the module at `parentUrl`, with V8's compiled code of its large
  * CommonJS files kept on disk between starts. playwright-core is two bundles of 3.5 MB each whose
- * compilation took about 140 ms of every cold start (benchmarks/results/cold-start.md); Node 20
- * has no compile cache of its own (`module.enableCompileCache` came in Node 22). Node's loader is
- * only taken over while this require runs, so the application's own modules load as they always do.
+ * compilation took about 140 ms of every cold start (benchmarks/results/cold-start.md). From Node
+ * 22.1 that is Node's `module.enableCompileCache`; Node 20 has none, so there Node's loader is taken
+ * over while this require runs (the application's own modules load as they always do).
  */
 export function requireWithCodeCache<T>(specifier: string, parentUrl: string): T {
   const require = createRequire(parentUrl);
+  if (compileCache.enableCompileCache) {
+    const dir = cacheDir();
+    if (dir) enableNodeCompileCache(dir);
+    return require(specifier) as T;
+  }
   const dir = vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER ? cacheDir() : undefined;
   if (!dir) return require(specifier) as T;
   const compile = loader.prototype._compile;
