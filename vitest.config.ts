@@ -32,6 +32,12 @@ const UNIT = [
   'test/docs/snippets-typecheck.test.ts',
 ];
 
+/**
+ * What every Node line runs besides the unit project (scripts/node-lines.mjs): the built service's
+ * smoke set, and the code cache, which takes another path from Node 22.1 on. Last, one file at a time.
+ */
+const SMOKE = ['test/smoke/**/*.test.ts', 'test/core/code-cache.test.ts'];
+
 export default defineConfig({
   test: {
     testTimeout: 60_000,
@@ -49,7 +55,7 @@ export default defineConfig({
         test: {
           name: 'browser',
           include: ['test/**/*.test.ts'],
-          exclude: UNIT,
+          exclude: [...UNIT, ...SMOKE],
           // Every browser test file owns a Chromium. One file at a time: two in parallel starve a
           // live recording's screencast on two cores (frozen frames), and timing-based checks with it.
           maxWorkers: 1,
@@ -57,6 +63,7 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
         },
       },
+      { extends: true, test: { name: 'smoke', include: SMOKE, maxWorkers: 1, fileParallelism: false, sequence: { groupOrder: 2 } } },
     ],
   },
 });

@@ -47,6 +47,9 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 # packages the registry mirror holds for every platform.
 npm ci --no-audit --no-fund
 npm run build
+# Node 22, 24 and 26 besides this machine's, which `npm test` also runs on (scripts/node-lines.mjs):
+# official binaries from the npm registry's `node` package in .node-lines/, each installed once.
+node scripts/node-lines.mjs install
 # Real documentation pages the fidelity tests capture (downloaded, unpacked, never installed).
 bash scripts/fetch-real-pages.sh nodejs-doc pdfjs=libjs-pdf,pdf.js-common
 echo "setup: done ($(chromium --version 2>/dev/null || echo chromium), $(ffmpeg -version 2>/dev/null | head -1 | cut -d' ' -f1-3))"
