@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { isCaptureError } from './core/errors/catalogue.js';
+import { EXIT, exitCodeOf, failureText } from './cli/exit-codes.js';
 
 /**
  * Each command loads only its own modules: `shot` is a cold start every time it runs, and has no
@@ -37,12 +37,10 @@ async function main(argv: string[]): Promise<void> {
   const load = command !== undefined && Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
   if (load) return (await load())(rest);
   process.stdout.write(`${USAGE}\n`);
-  if (command !== undefined && command !== 'help' && command !== '--help') process.exitCode = 2;
+  if (command !== undefined && command !== 'help' && command !== '--help') process.exitCode = EXIT.usage;
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  const hint = isCaptureError(error) && typeof error.details.hint === 'string' ? `\n${error.details.hint}` : '';
-  const message = isCaptureError(error) ? `${error.code}: ${error.message}${hint}` : error instanceof Error ? error.message : String(error);
-  process.stderr.write(`capture-engine: ${message}\n`);
-  process.exit(1);
+  process.stderr.write(`${failureText(error)}\n`);
+  process.exit(exitCodeOf(error));
 });

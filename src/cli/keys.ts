@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { isTierName, newSigningSecret, type ManagedKeyStore, type TierName } from '../access/index.js';
 import { managedKeyStoreFromEnv } from './key-stores.js';
+import { UsageError } from './exit-codes.js';
 
 const USAGE = `capture-engine keys create --tier FREE|BASIC|PRO|ENTERPRISE [--name NAME] [--signed-only]
 capture-engine keys list
@@ -61,7 +62,7 @@ async function run(store: ManagedKeyStore, command: string | undefined, prefix: 
     process.stdout.write(`${command === 'revoke' ? 'revoked' : `tier set to ${tier}`}: ${prefix}\n`);
     return;
   }
-  throw new Error(USAGE);
+  throw new UsageError(command === undefined ? 'keys needs a command' : `keys ${[command, prefix].filter(Boolean).join(' ')}: not a keys command, or its PREFIX is missing`, USAGE);
 }
 
 function tierOf(value: string | undefined): TierName {

@@ -1,6 +1,7 @@
 import { operatorLinkCredentials } from '../access/keys/api-key.js';
 import { managedKeyIdOf } from '../access/link-canonical.js';
 import { renderLink } from '../http/render-link.js';
+import { UsageError } from './exit-codes.js';
 
 const USAGE = `capture-engine link <url> [--<parameter> <value> ...] [--expires-in SECONDS] [--base-url URL] [--base-path /api]
   signed with --key ID --signing-secret SECRET (a key made by \`keys create\`: its prefix ce_..., never the
@@ -15,7 +16,7 @@ const OWN = new Set(['key', 'signing-secret', 'api-key', 'expires-in', 'base-url
 /** `capture-engine link <url> ...`: prints a signed render link, so nobody hand-writes the canonical form. */
 export function link(args: string[], env: NodeJS.ProcessEnv = process.env): void {
   const [url, ...rest] = args;
-  if (url === undefined || url.startsWith('--')) throw new Error(USAGE);
+  if (url === undefined || url.startsWith('--')) throw new UsageError('link needs the URL of the page first', USAGE);
   const own = new Map<string, string>();
   const params: { url: string } & Record<string, string | string[]> = { url };
   for (let i = 0; i < rest.length; i += 2) {

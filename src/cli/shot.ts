@@ -5,6 +5,7 @@ import { createCaptureEngine } from '../create-capture-engine.js';
 import type { CaptureEngine } from '../core/engine.js';
 import { CaptureParamsSchema, PARAM_NAMES, allowedFor, type CaptureParams } from '../core/schema/capture-params.js';
 import { baseOptions } from './options-from-env.js';
+import { EXIT_HELP, InputError, UsageError } from './exit-codes.js';
 
 const USAGE = `capture-engine shot <url> -o <file> [--<parameter> <value> ...]
 capture-engine shot --multi <shots.yml>
@@ -26,7 +27,7 @@ type Shot = Record<string, unknown> & { output: string };
 /** `capture-engine shot`: captures to files, no server. */
 export async function shot(args: string[]): Promise<void> {
   const { own, params } = await readFlags(args);
-  if (own.help) return void process.stdout.write(`${USAGE}\n\nParameters:\n${parameterHelp()}\n`);
+  if (own.help) return void process.stdout.write(`${USAGE}\n\n${EXIT_HELP}\n\nParameters:\n${parameterHelp()}\n`);
   const shots = own.multi !== undefined ? await readMulti(own.multi as string) : [oneShot(own, params)];
   // Shots run one after another: one slot, and a context warmed for the next shot only when there is one.
   const engine = await createCaptureEngine({ ...baseOptions(own['allow-private-networks'] === true, own['storage-dir'] as string | undefined), concurrency: 1, warmContexts: shots.length > 1 ? 1 : 0 });
@@ -49,17 +50,17 @@ async function capture(engine: CaptureEngine, { output, ...params }: Shot): Prom
 }
 
 function oneShot(own: Record<string, unknown>, params: Record<string, unknown>): Shot {
-  if (params.url === undefined && !['html', 'markdown', 'files'].some((input) => params[input] !== undefined)) throw new Error(USAGE);
-  if (typeof own.output !== 'string') throw new Error(`-o <file> is missing\n${USAGE}`);
+  if (params.url === undefined && !['html', 'markdown', 'files'].some((input) => params[input] !== undefined)) throw new UsageError('shot needs a URL (or --html, --markdown, --files)', USAGE);
+  if (typeof own.output !== 'string') throw new UsageError('-o <file> is missing', USAGE);
   return { ...params, output: own.output };
 }
 
 /** Shots from a YAML (shot-scraper's `multi` format) or JSON file: a list of {output, ...parameters}. */
 async function readMulti(file: string): Promise<Shot[]> {
   const { parse: parseYaml } = await import('yaml');
-  const shots = parseYaml(await readFile(file, 'utf8')) as unknown;
+  const shots = await readInput(file, async () => parseYaml(await readFile(file, 'utf8')) as unknown);
   if (!Array.isArray(shots) || shots.some((each) => typeof each !== 'object' || each === null || typeof (each as Shot).output !== 'string')) {
-    throw new Error(`${file}: expected a YAML or JSON list of shots, each with "output" and the capture's parameters`);
+    throw new InputError(`${file}: expected a YAML or JSON list of shots, each with "output" and the capture's parameters`);
   }
   return (shots as Shot[]).map((each) => Object.fromEntries(Object.entries(each).map(([name, value]) => [ALIASES[name] ?? name, value])) as Shot);
 }
@@ -71,7 +72,7 @@ async function readFlags(args: string[]): Promise<{ own: Record<string, unknown>
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
     if (!arg.startsWith('-')) {
-      if (params.url !== undefined) throw new Error(`unexpected ${arg}\n${USAGE}`);
+      if (params.url !== undefined) throw new UsageError(`unexpected ${arg}: the URL is ${String(params.url)}`, USAGE);
       params.url = arg;
       continue;
     }
@@ -83,11 +84,11 @@ async function readFlags(args: string[]): Promise<{ own: Record<string, unknown>
     let value: string | boolean;
     if (inline !== undefined) value = inline;
     else if (yesNo) value = next === 'true' || next === 'false' ? args[++i] === 'true' : true;
-    else if (next === undefined) throw new Error(`--${name} needs a value\n${USAGE}`);
+    else if (next === undefined) throw new UsageError(`--${name} needs a value`, USAGE);
     else value = args[++i] as string;
     if (OWN.has(name)) own[name] = value;
     else if (PARAM_NAMES.includes(param)) params[param] = typeof value === 'string' ? await fromFile(param, value) : value;
-    else throw new Error(`unknown flag --${name} (capture-engine shot --help lists the parameters)`);
+    else throw new UsageError(`unknown flag --${name} (capture-engine shot --help lists the parameters)`, USAGE);
   }
   return { own, params };
 }
@@ -99,9 +100,20 @@ function isYesNo(param: keyof CaptureParams): boolean {
 /** `@file`: the file's text, parsed as JSON for a parameter that takes a list or an object. */
 async function fromFile(param: keyof CaptureParams, value: string): Promise<unknown> {
   if (!value.startsWith('@')) return value;
-  const text = await readFile(value.slice(1), 'utf8');
   const type = (CaptureParamsSchema.properties[param] as { type?: string }).type;
-  return type === 'array' || type === 'object' ? (JSON.parse(text) as unknown) : text;
+  return readInput(`--${param.replaceAll('_', '-')} ${value}`, async () => {
+    const text = await readFile(value.slice(1), 'utf8');
+    return type === 'array' || type === 'object' ? (JSON.parse(text) as unknown) : text;
+  });
+}
+
+/** A file a flag names, read: what fails is refused input, named by the flag. */
+async function readInput<T>(what: string, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    throw new InputError(`${what}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
 }
 
 /** One line per parameter, straight from the schema. */

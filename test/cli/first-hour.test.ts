@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,8 @@ import { startFixtureServer, type FixtureServer } from '../helpers/fixture-serve
 import { BUILT_CLI, isBuilt } from '../helpers/built-service.js';
 import { createTestEngine } from '../helpers/engine.js';
 import { startService } from '../ops/service-under-test.js';
+import { closedPort } from '../helpers/ports.js';
+import { isCaptureError } from '../../src/index.js';
 
 /** What a new user meets in the first hour (issue 50, section 2), on the built CLI and the service. */
 const KEY = randomBytes(32).toString('hex');
@@ -80,5 +82,64 @@ describe.skipIf(!isBuilt())('a local address the egress guard refuses', () => {
     expect(refused.stderr).toContain('--allow-private-networks');
     const allowed = await shot([fixtures.url('/solid'), '-o', output, '--width', '200', '--height', '100'], { CAPTURE_ALLOW_ADDRESSES: `127.0.0.1:${fixturePort()}` });
     expect(allowed.code, allowed.stderr).toBe(0);
+  });
+});
+
+// Item 10: a closed port that CAPTURE_ALLOW_ADDRESSES names was captured as the egress proxy's
+// UPSTREAM_UNREACHABLE page (exit 0), and every failure exited 1.
+describe.skipIf(!isBuilt())('an allowed address with nothing listening', () => {
+  it('fails the capture as CAPTURE_FAILED in the library and over HTTP, never capturing the proxy\'s answer', async () => {
+    const port = await closedPort();
+    const target = `http://127.0.0.1:${port}/`;
+    const service = await startService({ allowPrivateNetworks: false, allowAddress: [`127.0.0.1:${port}`] }, { apiKeys: [{ key: KEY, tier: 'PRO' }] });
+    try {
+      const failure = await service.engine.capture({ url: target, viewport_width: 200, viewport_height: 100 }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(isCaptureError(failure) && failure.code).toBe('CAPTURE_FAILED');
+      expect(isCaptureError(failure) && failure.details.reason).toBe('unreachable');
+      const response = await fetch(`${service.origin}/api/v1/capture?url=${encodeURIComponent(target)}&response_type=json`, { headers: { 'X-API-Key': KEY } });
+      expect(response.status).toBe(502);
+      expect(await response.json()).toMatchObject({ code: 'CAPTURE_FAILED', reason: 'unreachable' });
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('exits 4 on the CLI and writes no file', async () => {
+    const port = await closedPort();
+    const output = path.join(scratch, 'closed.png');
+    const run = await shot([`http://127.0.0.1:${port}/`, '-o', output], { CAPTURE_ALLOW_ADDRESSES: `127.0.0.1:${port}` });
+    expect(run.code, run.stderr).toBe(4);
+    expect(run.stderr).toContain('CAPTURE_FAILED');
+    expect(existsSync(output)).toBe(false);
+  });
+});
+
+describe.skipIf(!isBuilt())('the exit status of capture-engine shot', () => {
+  it('tells usage, refused input and a timeout apart, lists them in --help, and prefixes its name once', async () => {
+    const output = path.join(scratch, 'exit.png');
+    const help = await shot(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/Exit status:[\s\S]*2 +usage[\s\S]*3 +refused input[\s\S]*4 +target unreachable[\s\S]*5 +timeout/);
+    for (const args of [['--widht', '300', fixtures.url('/solid'), '-o', output], [fixtures.url('/solid')], ['-o', output], ['--width']]) {
+      const usage = await shot(args);
+      expect(usage.code, args.join(' ')).toBe(2);
+      expect(usage.stderr).not.toContain('capture-engine: capture-engine');
+      expect(usage.stderr).toContain('capture-engine shot <url> -o <file>');
+    }
+    const invalid = await shot([fixtures.url('/solid'), '-o', output, '--viewport-width', '5'], { CAPTURE_ALLOW_PRIVATE_NETWORKS: 'true' });
+    expect(invalid.code).toBe(3);
+    expect(invalid.stderr).toContain('INVALID_PARAMETER');
+    const missingFile = await shot(['--html', `@${path.join(scratch, 'no-such.html')}`, '-o', output]);
+    expect(missingFile.code).toBe(3);
+    expect(missingFile.stderr).toContain('--html @');
+    const refused = await shot([fixtures.url('/solid'), '-o', output]);
+    expect(refused.code).toBe(3);
+    const timeout = await shot([fixtures.url('/never'), '-o', output], { CAPTURE_ALLOW_PRIVATE_NETWORKS: 'true', CAPTURE_TIMEOUT_MS: '3000' });
+    expect(timeout.code, timeout.stderr).toBe(5);
+    expect(timeout.stderr).toContain('CAPTURE_TIMEOUT');
+    expect(existsSync(output)).toBe(false);
   });
 });

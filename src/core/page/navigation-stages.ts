@@ -1,5 +1,5 @@
 import type { CapturePlugin, CaptureContext } from '../plugin-api.js';
-import type { EgressGuard } from '../ports.js';
+import { EGRESS_REPLY_HEADER, type EgressGuard } from '../ports.js';
 import { captureErrors } from '../errors/factories.js';
 import { trackInflight } from './network-idle.js';
 import { abortable, sleep } from '../deadline.js';
@@ -78,6 +78,9 @@ async function navigate(ctx: CaptureContext, egress: EgressGuard): Promise<void>
     });
     const refused = refusal();
     if (refused) throw refused;
+    // The egress proxy's own answer (a plain-http target it could not reach) is never the page.
+    const reply = response && session !== undefined ? response.headers()[EGRESS_REPLY_HEADER.toLowerCase()] : undefined;
+    if (response && reply !== undefined) throw egressReplyError(reply, new URL(response.url()));
     ctx.response = response ? { status: response.status(), url: response.url() } : null;
     if (params.fail_on_http_error && ctx.response && ctx.response.status >= 400) throw captureErrors.httpStatus(ctx.response.status);
     if (tracker && idleLimit !== undefined) await pageWait(ctx, 'wait_until', (_timeoutMs, signal) => tracker.waitForIdle(idleLimit, NETWORK_IDLE_MS, signal));
@@ -87,6 +90,13 @@ async function navigate(ctx: CaptureContext, egress: EgressGuard): Promise<void>
     page.off('response', onResponse);
     tracker?.detach();
   }
+}
+
+/** What the egress proxy answered instead of the page: its refusals are caught before, by the session's record. */
+function egressReplyError(reply: string, url: URL): CaptureError {
+  if (reply === 'DNS_FAILED') return captureErrors.dnsFailed(url.hostname);
+  if (reply === 'UPSTREAM_UNREACHABLE') return captureErrors.captureFailed('unreachable', `The page could not be loaded: nothing answered at ${url.host} (connection refused or timed out)`);
+  return captureErrors.captureFailed('invalid_response', `The page could not be loaded: ${url.host} answered what the egress proxy could not pass on (${reply})`);
 }
 
 /**
