@@ -3,7 +3,7 @@
 // function or a freshly scaled worker pays it, against the floor: a seven-line Playwright script
 // (launch, newPage, goto, screenshot, close) on the same Chromium binary, the headless shell.
 //
-//   node benchmarks/cold-start/cold-start.js [--rounds=7] [--baseline=<another checkout>]
+//   node benchmarks/cold-start/cold-start.js [--rounds=7] [--baseline=<another checkout>] [--node=<node binary>,...]
 //   (from benchmarks/: npm run cold-start)
 //
 // Environment equivalents: BENCH_ROUNDS, BENCH_BASELINE; BENCH_HEADLESS_SHELL_PATH (default
@@ -14,6 +14,10 @@
 // another checkout (an earlier commit, its own `npm run build`): before and after in the same
 // interleaved rounds, where two runs of the suite apart differ by more than most changes.
 //
+// `--node` (BENCH_NODE) adds `floor@<major>`, `cli@<major>` and `library@<major>` for each Node
+// binary named, e.g. `--node=.node-lines/24/node_modules/.bin/node` (what `npm run setup` installs):
+// the same three runs on another Node line, in the same rounds, against the same floor.
+//
 // Method: a page server with a small page; each round runs, in an order that rotates from round
 // to round, (1) `node floor-shot.mjs`, (2) `node dist/src/cli.js shot <url> -o <file> --width 1280
 // --height 720 --allow-private-networks` and (3) `node library-shot.mjs`: createCaptureEngine() with
@@ -22,7 +26,7 @@
 // floor's. The library's run also reports, from inside, when the import, the engine, the first
 // capture (and its phases) and close() were done.
 
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -33,13 +37,22 @@ import { html, startFixtureServer } from '../lib/fixture-server.js';
 import { median, rotate } from '../lib/stats.js';
 import { markdownTable } from '../lib/tables.js';
 
-const opts = readOptions(import.meta.url, { rounds: { env: 'BENCH_ROUNDS' }, baseline: { env: 'BENCH_BASELINE' } });
+const opts = readOptions(import.meta.url, { rounds: { env: 'BENCH_ROUNDS' }, baseline: { env: 'BENCH_BASELINE' }, node: { env: 'BENCH_NODE' } });
 const rounds = Math.max(5, opts.number('rounds', 7));
 const baseline = opts.text('baseline');
 const shell = process.env.BENCH_HEADLESS_SHELL_PATH ?? '/usr/lib/chromium/chromium-headless-shell';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const log = (...a) => console.error(...a);
 const baselineEntry = baseline && path.resolve(baseline, 'dist/src/index.js');
+/** The other Node lines: binary and the version it reports. */
+const otherNodes = opts.list('node', '').map((binary) => {
+  const run = spawnSync(binary, ['--version'], { encoding: 'utf8' });
+  if (run.status !== 0) {
+    log(`--node: ${binary} does not run (${run.error?.message ?? run.stderr})`);
+    process.exit(2);
+  }
+  return { binary: path.resolve(binary), version: run.stdout.trim() };
+});
 const notBuilt = missing() ?? (baselineEntry && missing(baselineEntry));
 if (notBuilt) {
   log(notBuilt);
@@ -58,10 +71,13 @@ const engineRuns = (root, entry) => ({
   library: (out) => [path.join(here, 'library-shot.mjs'), pathToFileURL(entry).href, url, out],
 });
 const baselineRuns = baseline ? engineRuns(path.resolve(baseline), baselineEntry) : undefined;
+const floorRun = (out) => [path.join(here, 'floor-shot.mjs'), url, out];
+const ownRuns = { floor: floorRun, ...engineRuns(ROOT, ENGINE_ENTRY) };
+/** name → [node binary, arguments of an output file]. */
 const CONTENDERS = {
-  floor: (out) => [path.join(here, 'floor-shot.mjs'), url, out],
-  ...engineRuns(ROOT, ENGINE_ENTRY),
-  ...(baselineRuns ? { 'cli-baseline': baselineRuns.cli, 'library-baseline': baselineRuns.library } : {}),
+  ...Object.fromEntries(Object.entries(ownRuns).map(([name, run]) => [name, [process.execPath, run]])),
+  ...(baselineRuns ? { 'cli-baseline': [process.execPath, baselineRuns.cli], 'library-baseline': [process.execPath, baselineRuns.library] } : {}),
+  ...Object.fromEntries(otherNodes.flatMap(({ binary, version }) => Object.entries(ownRuns).map(([name, run]) => [`${name}@${version.slice(1).split('.')[0]}`, [binary, run]]))),
 };
 
 /** Runs a contender once: wall ms from spawn to exit, and what it printed. */
@@ -69,7 +85,8 @@ function runOnce(name, out) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     // Run from the root, so that the floor's `playwright-core` is the package's own.
-    const child = spawn(process.execPath, CONTENDERS[name](out), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const [node, args] = CONTENDERS[name];
+    const child = spawn(node, args(out), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -109,7 +126,8 @@ try {
 
 const floor = median(samples.floor);
 const fmt = (ms) => String(Math.round(ms));
-console.log(`## Cold start: one 1280x720 PNG from a fresh process (${rounds} interleaved rounds, ${os.cpus().length} cores, ${path.basename(shell)})\n`);
+const nodes = [`Node ${process.version}`, ...otherNodes.map(({ version }) => `@${version.slice(1).split('.')[0]}: Node ${version}`)].join(', ');
+console.log(`## Cold start: one 1280x720 PNG from a fresh process (${rounds} interleaved rounds, ${os.cpus().length} cores, ${path.basename(shell)}, ${nodes})\n`);
 console.log(
   markdownTable(
     ['contender', 'median ms', 'min', 'max', 'ratio to floor (median)'],
