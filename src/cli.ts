@@ -24,7 +24,7 @@ const USAGE = `capture-engine: screenshots and videos of web pages
                        [--format webp --viewport-width 1200 ...]   (or --api-key KEY for a CAPTURE_API_KEYS key)
   capture-engine shot <url> -o <file> [--<parameter> <value> ...]   (every /v1/capture parameter: shot --help)
                        [--format pdf] [--width 1920] [--height 1080] [--full-page] [--device 'iPhone 15'] ...
-  capture-engine shot --multi <shots.json>   (a JSON array of {"output": file, ...parameters}, one engine)
+  capture-engine shot --multi <shots.yml>    (a YAML or JSON list of {output: file, ...parameters}, one engine)
 
 Environment: PORT, HOST, CAPTURE_ADAPTER, CAPTURE_API_KEYS="<key>:<TIER>,...", CAPTURE_ALLOW_PRIVATE_NETWORKS=true,
 CAPTURE_CHROMIUM_PATH, CAPTURE_FFMPEG_PATH, CAPTURE_STORAGE_DIR, CAPTURE_REDIS_URL, CAPTURE_KEYS_FILE,

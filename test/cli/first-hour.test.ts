@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -141,5 +141,40 @@ describe.skipIf(!isBuilt())('the exit status of capture-engine shot', () => {
     expect(timeout.code, timeout.stderr).toBe(5);
     expect(timeout.stderr).toContain('CAPTURE_TIMEOUT');
     expect(existsSync(output)).toBe(false);
+  });
+});
+
+// Item 11: shot --help listed --response-type, --async and --cache, which it took and ignored.
+describe.skipIf(!isBuilt())('HTTP parameters on the CLI', () => {
+  it('--response-type json prints the capture as JSON; --async and --cache are refused by name', async () => {
+    const output = path.join(scratch, 'described.png');
+    const described = await shot([fixtures.url('/solid'), '-o', output, '--width', '200', '--height', '100', '--response-type', 'json'], { CAPTURE_ALLOW_PRIVATE_NETWORKS: 'true' });
+    expect(described.code, described.stderr).toBe(0);
+    const report = JSON.parse(described.stdout) as { file: string; size: number; format: string; id: string; timings: Record<string, number> };
+    expect(report).toMatchObject({ file: output, size: statSync(output).size, format: 'PNG' });
+    expect(report.id).toMatch(/^[\w-]{22,}$/);
+    expect(report.timings.navigate).toBeGreaterThan(0);
+    for (const flag of [['--async'], ['--cache'], ['--cache-ttl', '600'], ['--webhook-url', 'https://example.com/hook']]) {
+      const refused = await shot([fixtures.url('/solid'), '-o', path.join(scratch, 'never.png'), ...flag], { CAPTURE_ALLOW_PRIVATE_NETWORKS: 'true' });
+      expect(refused.code, flag[0]).toBe(2);
+      expect(refused.stderr).toContain(`${flag[0]} is for the HTTP service`);
+    }
+    expect(existsSync(path.join(scratch, 'never.png'))).toBe(false);
+    const shots = path.join(scratch, 'cached.yml');
+    writeFileSync(shots, `- output: ${path.join(scratch, 'never.png')}\n  url: ${fixtures.url('/solid')}\n  cache: true\n`);
+    const multi = await shot(['--multi', shots], { CAPTURE_ALLOW_PRIVATE_NETWORKS: 'true' });
+    expect(multi.code).toBe(3);
+    expect(multi.stderr).toContain('cache is for the HTTP service');
+    const help = await shot(['--help']);
+    expect(help.stdout).toContain('--response-type <image, json>');
+    expect(help.stdout).not.toMatch(/--(async|cache|cache-ttl|fresh|webhook-url) </);
+    expect(help.stdout).toMatch(/HTTP service only[^\n]*--async[^\n]*--cache/);
+    const top = await new Promise<string>((resolve) => {
+      const child = spawn(process.execPath, [BUILT_CLI, 'help'], { stdio: ['ignore', 'pipe', 'ignore'] });
+      let text = '';
+      child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      child.once('exit', () => resolve(text));
+    });
+    expect(top).toMatch(/--multi <shots\.yml>[^\n]*YAML/);
   });
 });
