@@ -62,7 +62,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { CHROMIUM_PATH, HEADLESS_SHELL_PATH } from '../lib/chromium.js';
+import { FULL_CHROMIUM_PATH, HEADLESS_SHELL_PATH } from '../lib/chromium.js';
 import { readOptions } from '../lib/cli-options.js';
 import { missing } from '../lib/dist.js';
 import { startPageServer } from '../lib/fixture-pages.js';
@@ -132,7 +132,7 @@ for (const l of cfg.levels) whole('levels', l);
 for (const c of cfg.contenders) if (!CONTENDERS.includes(c)) throw new Error(`unknown contender ${c} (service, loop)`);
 cfg.top = Math.max(...cfg.levels);
 cfg.restPerRound = Math.ceil(cfg.rest / cfg.rounds);
-const DEFAULT_PATHS = { shell: opts.text('shell-path', HEADLESS_SHELL_PATH), full: opts.text('full-path', CHROMIUM_PATH) };
+const DEFAULT_PATHS = { shell: opts.text('shell-path', HEADLESS_SHELL_PATH), full: opts.text('full-path', FULL_CHROMIUM_PATH) };
 cfg.binaries = opts.list('binaries', 'shell,full').map((entry) => {
   const [name, given] = entry.includes('=') ? entry.split(/=(.*)/s) : [entry, DEFAULT_PATHS[entry]];
   if (!given) throw new Error(`unknown binary ${name}: shell, full, or name=/path/to/chromium`);

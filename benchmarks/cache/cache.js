@@ -17,6 +17,7 @@
 // Prints markdown tables; the numbers of a run go to results/cache.md by hand.
 
 import { loadEngine, missing } from '../lib/dist.js';
+import { CHROMIUM_PATH, binaryLines } from '../lib/chromium.js';
 import { readOptions } from '../lib/cli-options.js';
 import { startFixtureServer, html } from '../lib/fixture-server.js';
 import { keepAliveLoad } from '../lib/keep-alive-load.js';
@@ -150,6 +151,7 @@ async function main() {
   const fixtures = await startFixtureServer({ '/page': PAGE });
   try {
     const hit = await hits(fixtures, engine);
+    console.log(`${binaryLines({ [`engine servers: ${cfg.adapters.join(', ')}`]: CHROMIUM_PATH }).join('\n')}\n- floor-file answers without an engine or a Chromium`);
     console.log(`\n## Cache hits: one render link, ${hit.bytes} bytes (png 1200x630, the size of an og:image)\n`);
     console.log(
       markdownTable(

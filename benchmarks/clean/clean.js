@@ -15,6 +15,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
+import { CHROMIUM_PATH, binaryLines } from '../lib/chromium.js';
 import { readOptions } from '../lib/cli-options.js';
 import { loadEngine } from '../lib/dist.js';
 import { median, rotate } from '../lib/stats.js';
@@ -137,6 +138,7 @@ try {
     });
   }
   console.log(`\nClean captures over ${PAGES.length} corpus pages, ${ROUNDS} interleaved rounds, ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}\n`);
+  console.log(`${binaryLines({ 'engine, every mode': CHROMIUM_PATH }).join('\n')}\n`);
   console.table(rows);
   const verdict = (ok) => (ok ? 'PASS' : 'FAIL');
   const medAds = median(extraAds);

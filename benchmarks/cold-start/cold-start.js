@@ -8,7 +8,8 @@
 //
 // Environment equivalents: BENCH_ROUNDS, BENCH_BASELINE; BENCH_HEADLESS_SHELL_PATH (default
 // Debian's /usr/lib/chromium/chromium-headless-shell) is the binary of every contender. Tables to
-// stdout, progress to stderr. `npm run build` first (in the baseline's checkout too).
+// stdout, progress to stderr; the first table's header names the binary and its `--version`.
+// `npm run build` first (in the baseline's checkout too).
 //
 // `--baseline` adds `cli-baseline` and `library-baseline`, the same two runs on the build of
 // another checkout (an earlier commit, its own `npm run build`): before and after in the same
@@ -31,6 +32,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { HEADLESS_SHELL_PATH as shell, binaryLines } from '../lib/chromium.js';
 import { readOptions } from '../lib/cli-options.js';
 import { ENGINE_ENTRY, missing, ROOT } from '../lib/dist.js';
 import { html, startFixtureServer } from '../lib/fixture-server.js';
@@ -40,7 +42,6 @@ import { markdownTable } from '../lib/tables.js';
 const opts = readOptions(import.meta.url, { rounds: { env: 'BENCH_ROUNDS' }, baseline: { env: 'BENCH_BASELINE' }, node: { env: 'BENCH_NODE' } });
 const rounds = Math.max(5, opts.number('rounds', 7));
 const baseline = opts.text('baseline');
-const shell = process.env.BENCH_HEADLESS_SHELL_PATH ?? '/usr/lib/chromium/chromium-headless-shell';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const log = (...a) => console.error(...a);
 const baselineEntry = baseline && path.resolve(baseline, 'dist/src/index.js');
@@ -127,7 +128,8 @@ try {
 const floor = median(samples.floor);
 const fmt = (ms) => String(Math.round(ms));
 const nodes = [`Node ${process.version}`, ...otherNodes.map(({ version }) => `@${version.slice(1).split('.')[0]}: Node ${version}`)].join(', ');
-console.log(`## Cold start: one 1280x720 PNG from a fresh process (${rounds} interleaved rounds, ${os.cpus().length} cores, ${path.basename(shell)}, ${nodes})\n`);
+console.log(`## Cold start: one 1280x720 PNG from a fresh process (${rounds} interleaved rounds, ${os.cpus().length} cores, ${nodes})\n`);
+console.log(`${binaryLines(Object.fromEntries(names.map((name) => [name, shell]))).join('\n')}\n`);
 console.log(
   markdownTable(
     ['contender', 'median ms', 'min', 'max', 'ratio to floor (median)'],

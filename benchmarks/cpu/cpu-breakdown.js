@@ -6,7 +6,8 @@
 //   node benchmarks/cpu/cpu-breakdown.js [--contenders=floor-fast,library,http] [--captures=40]
 //                                        [--levels=1,4] [--page=simple] [--output=png]
 //   --output is a format (png, jpg, webp) or one of the static benchmark's outputs (static/outputs.js: device, thumb, noimages, ...).
-//   (from benchmarks/: npm run cpu; the contenders are the static benchmark's, static/contenders/)
+//   (from benchmarks/: npm run cpu; the contenders are the static benchmark's, static/contenders/,
+//   on the binaries they drive there: a line above the table names each one's)
 //
 // Environment equivalents: BENCH_CONTENDERS, BENCH_CAPTURES, BENCH_LEVELS, BENCH_PAGE, BENCH_OUTPUT.
 // BENCH_CPU_PROF=<dir> also writes a V8 CPU profile of each contender's process there (node --cpu-prof).
@@ -20,8 +21,9 @@
 import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { UNITS, unitOf } from '../static/contenders/index.js';
+import { UNITS, binariesOf, unitOf } from '../static/contenders/index.js';
 import { OUTPUTS } from '../static/outputs.js';
+import { binaryLines } from '../lib/chromium.js';
 import { readOptions } from '../lib/cli-options.js';
 import { startPageServer } from '../lib/fixture-pages.js';
 import { fixed } from '../lib/format.js';
@@ -132,6 +134,7 @@ if (process.argv[2] === '--child') {
   }
   await fixtures.close();
   const total = (c) => KINDS.reduce((sum, k) => sum + c.ms[k], 0);
+  console.log(`${binaryLines(binariesOf(contenders)).join('\n')}\n`);
   console.log(markdownTable(
     ['CPU ms per capture', ...columns.map((c) => c.label)],
     [

@@ -2,7 +2,8 @@
 //
 //   node documents/documents.js [--quick] [--iterations=N] [--burst=N] [--levels=1,4] [--contenders=floor,library,http,reuse]
 //
-// Contenders, each with its own Chromium (Debian's headless shell, as the engine finds it):
+// Contenders, each with its own Chromium, all on the binary the engine finds (lib/chromium.js:
+// CAPTURE_CHROMIUM_PATH, else Debian's headless shell when installed):
 // - floor: raw Playwright as Gotenberg's Chromium route works (Gotenberg itself cannot run here: no
 //   container registry, no Debian package): per document a new context and page, `page.setContent`
 //   (waiting for `load`), `page.pdf({ format: 'A4', printBackground: true })` with the engine's 0.4 in
@@ -22,7 +23,7 @@ import http from 'node:http';
 import { chromium } from 'playwright-core';
 import { loadEngine, missing } from '../lib/dist.js';
 import { readOptions } from '../lib/cli-options.js';
-import { HEADLESS_SHELL_PATH, LAUNCH_ARGS } from '../lib/chromium.js';
+import { CHROMIUM_PATH, LAUNCH_ARGS, binaryLines } from '../lib/chromium.js';
 import { percentile, rotate } from '../lib/stats.js';
 import { markdownTable } from '../lib/tables.js';
 import { INVOICE } from './invoice.js';
@@ -56,7 +57,7 @@ if (problem) {
 
 /** The floor: what a converter built straight on Playwright does for each document. */
 async function floorContender() {
-  const browser = await chromium.launch({ executablePath: HEADLESS_SHELL_PATH, args: LAUNCH_ARGS });
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: LAUNCH_ARGS });
   return {
     convert: async (format) => {
       // The engine's default viewport: the same picture on both sides.
@@ -170,6 +171,7 @@ async function documentsPerSecond(contender, format, level) {
 
 function report(names, latency, throughput) {
   const ms = (value) => value.toFixed(0);
+  console.log(binaryLines(Object.fromEntries(names.map((name) => [name, CHROMIUM_PATH]))).join('\n'));
   console.log(`\n### Latency, one document at a time (${cfg.iterations} each)\n`);
   console.log(
     markdownTable(

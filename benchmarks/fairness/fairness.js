@@ -21,6 +21,7 @@
 
 import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { CHROMIUM_PATH, binaryLines } from '../lib/chromium.js';
 import { readOptions } from '../lib/cli-options.js';
 import { loadEngine, ROOT } from '../lib/dist.js';
 import { startRedis, stopAllRedis } from '../lib/redis.js';
@@ -126,6 +127,7 @@ try {
     }
   }
   console.log(`\nB's lone capture while A has ${cfg.flood} queued (${cfg.concurrency} slots, a page answering in ${cfg.pageMs} ms; one of A's captures at rest: ${Math.round(oneOfA)} ms)\n`);
+  console.log(`${binaryLines({ 'engine, both queueings': CHROMIUM_PATH }).join('\n')}\n`);
   console.log(markdownTable(['A floods with', 'queueing', "A's captures", 'B at rest (ms)', 'B during flood (ms)', 'target (ms)', 'met'], rows));
 } finally {
   // Each step whatever the others did: a failed run must not leave a browser or redis-server behind.

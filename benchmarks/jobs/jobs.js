@@ -26,6 +26,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { CHROMIUM_PATH, binaryLines } from '../lib/chromium.js';
 import { readOptions } from '../lib/cli-options.js';
 import { ROOT } from '../lib/dist.js';
 import { startPageServer } from '../lib/fixture-pages.js';
@@ -218,6 +219,8 @@ async function main() {
     p('## Asynchronous captures (BullMQ on a local redis-server)');
     p();
     p(`Node ${process.version}, ${os.cpus().length} CPUs. Page \`${cfg.page}\`, viewport png 1280x720, stored (json). Workers: \`capture-engine worker --concurrency ${cfg.workerConcurrency}\`.`);
+    p();
+    for (const line of binaryLines({ 'serve, queued and synchronous': CHROMIUM_PATH, worker: CHROMIUM_PATH })) p(line);
     p();
     p(markdownTable(['worker processes', 'captures at once', 'queue captures/s', 'synchronous captures/s ¹', 'queue / synchronous'], rows, { align: 'rrrrr' }));
     p();

@@ -36,6 +36,7 @@
 
 import os from 'node:os';
 import { stopCannon } from '../lib/autocannon.js';
+import { CHROMIUM_PATH, binaryLines } from '../lib/chromium.js';
 import { readOptions } from '../lib/cli-options.js';
 import { missing } from '../lib/dist.js';
 import { html, startFixtureServer } from '../lib/fixture-server.js';
@@ -142,6 +143,9 @@ async function main() {
   out(`# capture-engine: limits under load${QUICK ? ' (quick)' : ''}`);
   out();
   out(`Node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim() ?? 'unknown'}), load average at start ${load}; all traffic on 127.0.0.1.`);
+  out();
+  for (const line of binaryLines({ 'every engine server: each adapter, with or without redis': CHROMIUM_PATH })) out(line);
+  out('- the floor-* servers answer without an engine or a Chromium');
   out();
   if (cfg.parts.has('rejected')) printRejected(rejected, cfg);
   if (cfg.parts.has('limiter')) printLimiter(limiter, cfg);

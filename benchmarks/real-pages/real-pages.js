@@ -9,8 +9,9 @@
 //                                            [--band=500] [--threshold=16]
 //   (from benchmarks/: npm run real-pages)
 //
-// Environment equivalents: BENCH_REAL_PAGES, BENCH_TOOLS, BENCH_BAND, BENCH_THRESHOLD;
-// CAPTURE_CHROMIUM_PATH overrides the browser. The table goes to stdout, progress to stderr.
+// Environment equivalents: BENCH_REAL_PAGES, BENCH_TOOLS, BENCH_BAND, BENCH_THRESHOLD. Both tools
+// and the reference heights drive the binary the engine finds (lib/chromium.js;
+// CAPTURE_CHROMIUM_PATH sets it). The table goes to stdout, progress to stderr.
 // About 2.5 minutes for the 10 pages on a 2-core machine (load average about 2).
 //
 // Method: the packages are downloaded and unpacked, never installed (real-pages-list.js has the
@@ -35,7 +36,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { serveDirectory, startPageServer } from '../../fixtures/page-server.js';
 import { blankBands } from '../lib/blank-bands.js';
-import { CHROMIUM_PATH } from '../lib/chromium.js';
+import { CHROMIUM_PATH, binaryLines } from '../lib/chromium.js';
 import { readOptions } from '../lib/cli-options.js';
 import { loadEngine, missing } from '../lib/dist.js';
 import { integer } from '../lib/format.js';
@@ -144,8 +145,10 @@ function printTable(rows, { seconds, loadStart }) {
     r.error ? '–' : integer(r.ms), r.facts.error ? '–' : String(r.facts.fixedSticky), r.error ? '–' : `${r.blank} / ${r.total}`,
     r.facts.error ? '–' : px(r.facts.referenceHeight)]);
   console.log(`## Real pages: full-page PNG captures at ${VIEWPORT.width}x${VIEWPORT.height}, one per page and tool\n`);
-  console.log(`capture-engine ${engineVersion()} (dist), playwright-core ${packageVersion('playwright-core')}, Chromium ${browser?.version() ?? '?'}; ` +
+  console.log(`capture-engine ${engineVersion()} (dist), playwright-core ${packageVersion('playwright-core')}; ` +
     `${os.cpus().length} cores, load average ${loadStart} at the start, ${loadAverage()} at the end; ${seconds.toFixed(0)} s in all\n`);
+  const binaries = Object.fromEntries([...cfg.tools, 'reference px'].map((name) => [name, CHROMIUM_PATH]));
+  console.log(`${binaryLines(binaries).join('\n')}\n`);
   console.log(markdownTable(header, cells, { align: 'llrrrrrr' }));
   const errors = rows.filter((r) => r.error || r.facts.error);
   for (const r of errors) console.log(`\n- ${r.label}, ${r.tool}: ${r.error ?? `reference: ${r.facts.error}`}`);

@@ -12,13 +12,15 @@
 //   window.print), each captured with the defaults, with settle=false, and patiently (network
 //   idle, then 2 s): the share of pages whose capture is pixel for pixel the patient one.
 //   `--before=ENTRY` (the dist/src/index.js of an earlier build, e.g. a worktree of the commit
-//   before the issue) adds that engine's default captures of the same pages.
+//   before the issue) adds that engine's default captures of the same pages, on the binary the
+//   current engine finds (lib/chromium.js), which the tables name.
 // Prints markdown tables; the numbers of a run go to results/settle.md by hand.
 
 import http from 'node:http';
 import sharp from 'sharp';
 import { pathToFileURL } from 'node:url';
 import { loadEngine, missing } from '../lib/dist.js';
+import { CHROMIUM_PATH, binaryLines } from '../lib/chromium.js';
 import { readOptions } from '../lib/cli-options.js';
 import { percentile, rotate } from '../lib/stats.js';
 import { markdownTable } from '../lib/tables.js';
@@ -58,7 +60,8 @@ async function main() {
   const server = await startServer();
   const engine = await createCaptureEngine({ concurrency: 4, log: silentLogger, allowPrivateNetworks: true });
   const before = opts.text('before') ? await import(pathToFileURL(opts.text('before')).href) : undefined;
-  const earlier = before && (await before.createCaptureEngine({ concurrency: 4, log: before.silentLogger, allowPrivateNetworks: true }));
+  // An earlier build may find another binary: it is given the one this build finds.
+  const earlier = before && (await before.createCaptureEngine({ concurrency: 4, log: before.silentLogger, allowPrivateNetworks: true, executablePath: CHROMIUM_PATH }));
   try {
     const take = (on, path, params) => on.capture({ url: server.url(path), viewport_width: 1280, viewport_height: 720, ...params });
     /** How each contender captures a page: settle on (the default), off, and the earlier build's defaults. */
@@ -118,6 +121,7 @@ const TITLES = { on: 'settle on', off: 'settle off', before: 'before (--before)'
 
 function report(names, latency, throughput, complete) {
   const ms = (value) => value.toFixed(0);
+  console.log(binaryLines(Object.fromEntries(names.map((name) => [TITLES[name], CHROMIUM_PATH]))).join('\n'));
   console.log(`\n### The simple page at rest (${cfg.iterations} one at a time; bursts of ${cfg.burst} with 4 in flight, best of 2)\n`);
   console.log(
     markdownTable(

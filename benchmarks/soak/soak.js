@@ -39,6 +39,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
+import { CHROMIUM_PATH, binaryLines } from '../lib/chromium.js';
 import { readOptions } from '../lib/cli-options.js';
 import { ROOT } from '../lib/dist.js';
 import { fixed, integer, mebibytes } from '../lib/format.js';
@@ -374,6 +375,8 @@ function report({ outcomes, series, hostile, pages, stop, serviceOutput, leftove
     + `${fixed(runSeconds / 60, 1)} min of load (\`--minutes=${cfg.minutes}\`), ${cfg.inFlight} requests in flight, seed ${cfg.seed}, `
     + `budget \`CAPTURE_TIMEOUT_MS=${cfg.budgetMs}\` (client timeout ${CLIENT_TIMEOUT_MS / 1000} s), samples every ${cfg.intervalS} s. `
     + `\`capture-engine serve --adapter node\`, ${hostile.length} hostile pages (\`fixtures/hostile/pages.js\`).`);
+  p();
+  for (const line of binaryLines({ service: CHROMIUM_PATH })) p(line);
   p();
 
   p('### Outcomes by kind');

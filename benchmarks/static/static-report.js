@@ -2,10 +2,12 @@
 // per case, and the targets with PASS/FAIL.
 
 import os from 'node:os';
+import { binaryLines, mixedBinariesNote } from '../lib/chromium.js';
 import { fixed as fmt, mebibytes as mb } from '../lib/format.js';
 import { engineVersion, packageVersion as version } from '../lib/package-version.js';
 import { geomean, median, percentile } from '../lib/stats.js';
 import { markdownTable } from '../lib/tables.js';
+import { binariesOf } from './contenders/index.js';
 import { throughputSection } from './static-throughput.js';
 
 function checkImage(c, imgs) {
@@ -48,23 +50,21 @@ function ratios(cases, results, active) {
   });
 }
 
-export function report({ cfg, cases, results, active, skipped, infos, killed, seconds, pool }) {
+export function report({ cfg, cases, results, active, skipped, killed, seconds, pool }) {
   const out = [];
   const p = (s = '') => out.push(s);
-  const browserVersion = ['floor', 'floor-fast', 'floor-fast-shell', 'browserless'].map((n) => infos.get(n)?.version).find(Boolean) || '?';
   p(`## Static capture benchmark (${cfg.quick ? 'quick' : 'full'} mode)`);
   p();
-  p(`Node ${process.version}, ${os.cpus().length} CPUs, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ` +
-    `Chromium ${browserVersion}. Latency: ${cfg.iterations} sequential captures per case ` +
+  p(`Node ${process.version}, ${os.cpus().length} CPUs, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM. Latency: ${cfg.iterations} sequential captures per case ` +
     `(capture-website and browserless: ${cfg.peerIterations}), interleaved. Throughput: bursts of ` +
     `≥ ${cfg.windowMs} ms and ≥ ${cfg.minRounds}×c captures${cfg.bursts > 1 ? `, the median of ${cfg.bursts} per contender and level` : ''}. Quality ${cfg.quality}. Run took ${(seconds / 60).toFixed(1)} min.`);
   p();
   const versions = {
     floor: `raw playwright-core ${version('playwright-core')}: one browser, a new context per capture`,
     'floor-fast': 'the same, every shot through CDP `Page.captureScreenshot` with `optimizeForSpeed`',
-    'floor-fast-shell': 'floor-fast on Chromium\'s headless shell, the binary the engine drives',
+    'floor-fast-shell': 'floor-fast on Chromium\'s headless shell',
     'cdp-shell': 'the headless shell on floor-fast-shell\'s command line, driven with raw CDP over its pipe (no Playwright): what Chromium alone costs a fresh-context capture',
-    library: `capture-engine ${engineVersion()} in process (\`engine.capture()\`), on the browser it finds by default (the headless shell when installed)${engineOptionsNote()}`,
+    library: `capture-engine ${engineVersion()} in process (\`engine.capture()\`), on the browser it finds by default (CAPTURE_CHROMIUM_PATH, else the headless shell when installed)${engineOptionsNote()}`,
     http: `the same engine behind Express ${version('express')} (\`GET /api/v1/capture\` over loopback)`,
     'capture-website': `capture-website ${version('capture-website')} (puppeteer ${version('puppeteer')}): a browser launch per call, its default`,
     browserless: `browserless ${version('browserless')} (puppeteer ${version('puppeteer')}): one browser, a context per capture`,
@@ -72,7 +72,13 @@ export function report({ cfg, cases, results, active, skipped, infos, killed, se
   for (const name of cfg.contenders) {
     p(`- **${name}**: ${versions[name]}${skipped.has(name) ? ` — **skipped**: ${skipped.get(name)}` : ''}`);
   }
+  for (const line of binaryLines(binariesOf(active))) p(line);
   p();
+  // Said again above each table of ratios, which would otherwise read as the tools' alone.
+  const mixed = mixedBinariesNote(binariesOf(active));
+  const sayMixed = () => {
+    if (mixed) p(`${mixed}\n`);
+  };
 
   // Main table.
   const shared = active.includes('library') && active.includes('http');
@@ -93,6 +99,7 @@ export function report({ cfg, cases, results, active, skipped, infos, killed, se
   p();
 
   // Ratios per case.
+  sayMixed();
   const per = ratios(cases, results, active);
   p(markdownTable(['page', 'viewport', 'output', 'library p50 / floor p50', 'library c4 / floor c4', 'library c4 / capture-website c4',
     'library c4 / browserless c4', 'HTTP overhead ms: p50 http − p50 library', 'paired ²', 'in-request ³', 'server side ⁴'],
@@ -124,6 +131,7 @@ export function report({ cfg, cases, results, active, skipped, infos, killed, se
   ], { align: 'lrrl' }));
   p();
 
+  sayMixed();
   for (const line of throughputSection({ cfg, cases, results, active, pool, workerOf: (n) => [...pool.workers.values()].find((w) => w.contenders.includes(n)) })) p(line);
 
   const peaks = [...pool.workers.values()].map((w) => `${w.contenders.join(' + ')} ${mb(pool.sampler.peak.get(w.pid))} MB`);

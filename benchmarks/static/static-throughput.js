@@ -35,8 +35,8 @@ export function throughputSection({ cfg, cases, results, active, pool, workerOf 
   const over = (pick) => geomean(measured.map((c) => pick(results.get(c.key))));
   const peak = (n) => (has(n) ? pool.sampler.peak.get(workerOf(n).pid) : NaN);
   const targets = [];
-  // The bar is floor-fast on the machine's full Chromium; floor-fast-shell is the same loop
-  // on the headless shell the engine drives, so the engine's own share of the gain shows.
+  // floor-fast drives the engine's binary; floor-fast-shell, when it runs (the engine on another
+  // binary), the headless shell.
   const floors = [
     ['floor-fast', 'CDP-fast floor'],
     ['floor-fast-shell', 'CDP-fast floor on the headless shell'],

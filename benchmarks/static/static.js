@@ -11,7 +11,10 @@
 //
 // Environment equivalents: BENCH_QUICK=1, BENCH_ITERATIONS, BENCH_PEER_ITERATIONS,
 // BENCH_WINDOW_MS, BENCH_BURSTS, BENCH_CONTENDERS, BENCH_PAGES, BENCH_VIEWPORTS, BENCH_OUTPUTS, BENCH_LEVELS,
-// BENCH_THROUGHPUT, BENCH_QUALITY, BENCH_VERBOSE=1. CAPTURE_CHROMIUM_PATH overrides the browser.
+// BENCH_THROUGHPUT, BENCH_QUALITY, BENCH_VERBOSE=1. Every contender drives the binary the engine
+// finds (lib/chromium.js: CAPTURE_CHROMIUM_PATH, else the headless shell when installed) but
+// floor-fast-shell and cdp-shell, which drive the headless shell (BENCH_HEADLESS_SHELL_PATH); the
+// report names each contender's binary and says so above its ratios when they differ.
 // The tables go to stdout, progress to stderr.
 //
 // Method (benchmarks/README.md has the details): every unit (floor; library + http sharing one engine;
@@ -233,7 +236,7 @@ async function main() {
 
   const killed = await pool.shutdown();
   await fx.close();
-  report({ cfg, cases, results, active, skipped, infos, killed, seconds: (Date.now() - started) / 1000, pool });
+  report({ cfg, cases, results, active, skipped, killed, seconds: (Date.now() - started) / 1000, pool });
 }
 
 main().catch(async (err) => {

@@ -19,6 +19,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { CHROMIUM_PATH, binaryLines } from '../lib/chromium.js';
 import { readOptions } from '../lib/cli-options.js';
 import { loadEngine, missing, ROOT } from '../lib/dist.js';
 import { startPageServer } from '../lib/fixture-pages.js';
@@ -114,6 +115,7 @@ try {
     }
   }
   console.log(`## Storage: capture + store + serve (${ITERATIONS} rounds, p50 ms)\n`);
+  console.log(`${binaryLines({ 'engine, fs and s3': CHROMIUM_PATH }).join('\n')}\n`);
   console.log(markdownTable(['format', 'storage', 'capture + store', 'of which the put', 'serve (GET file)', 'extra vs fs (put + serve)'], rows, { align: 'llrrrr' }));
 } finally {
   for (const { engine, server } of Object.values(services)) {

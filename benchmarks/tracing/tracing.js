@@ -18,6 +18,7 @@
 // most 5 % of throughput.
 
 import http from 'node:http';
+import { CHROMIUM_PATH, binaryLines } from '../lib/chromium.js';
 import { readOptions } from '../lib/cli-options.js';
 import { loadEngine, ROOT } from '../lib/dist.js';
 import { median } from '../lib/stats.js';
@@ -117,6 +118,7 @@ const rows = ['off', 'on'].map((mode) => {
 });
 const [off, on] = rows;
 console.log(`\n### Tracing cost: ${cfg.rounds} rounds of ${cfg.captures} captures per mode, ${cfg.concurrency} at a time, 640x360 PNG\n`);
+console.log(`${binaryLines({ 'engine, tracing off and on': CHROMIUM_PATH }).join('\n')}\n`);
 console.log(markdownTable(
   ['tracing', 'captures/s', 'p50 ms', 'node CPU ms per capture', 'spans exported per capture'],
   rows.map((row) => [row.mode, row.throughput.toFixed(2), row.p50.toFixed(0), row.cpu.toFixed(1), row.spans.toFixed(1)]),

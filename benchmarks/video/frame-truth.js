@@ -6,7 +6,8 @@
 //   puppeteer-screen-recorder and most hand-made recorders do;
 // - Playwright: `recordVideo` on a context (Playwright's screencast client and ffmpeg pipeline),
 //   pointed at the system's ffmpeg.
-// All three drive the same Chromium binary at the same size and rate; one runs at a time.
+// All three drive the same Chromium binary, the engine's (lib/chromium.js), at the same size and
+// rate; one runs at a time.
 
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
@@ -16,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
 import { clockDrift, clockReadings } from '../../fixtures/clock-page/clock.js';
-import { HEADLESS_SHELL_PATH, LAUNCH_ARGS } from '../lib/chromium.js';
+import { CHROMIUM_PATH, LAUNCH_ARGS } from '../lib/chromium.js';
 
 const run = promisify(execFile);
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -105,7 +106,7 @@ async function screencastAlone(browser, server, { width, height, seconds }) {
 /** Playwright's `recordVideo`, in its own process (see playwright-record.js). */
 async function playwrightVideo(server, { width, height, seconds, fps }, file, browsersPath) {
   const dir = path.dirname(file);
-  const args = JSON.stringify({ url: server.url('/clock'), width, height, seconds, fps, dir, chromium: HEADLESS_SHELL_PATH });
+  const args = JSON.stringify({ url: server.url('/clock'), width, height, seconds, fps, dir, chromium: CHROMIUM_PATH });
   const { stdout } = await run(process.execPath, [path.join(HERE, 'playwright-record.js'), args], { env: { ...process.env, PLAYWRIGHT_BROWSERS_PATH: browsersPath } });
   await fs.rename(stdout.trim(), file);
   return fps;
@@ -128,7 +129,7 @@ async function playwrightBrowsersPath(dir) {
  */
 export async function* frameTruth({ engine, server, sizes, seconds, fps, runs, log }) {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'frame-truth-'));
-  const browser = await chromium.launch({ executablePath: HEADLESS_SHELL_PATH, args: LAUNCH_ARGS });
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: LAUNCH_ARGS });
   try {
     const browsersPath = await playwrightBrowsersPath(dir);
     for (const { width, height } of sizes) {

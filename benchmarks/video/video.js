@@ -7,7 +7,8 @@
 //                                  [--truth-sizes=640x360,1280x720]
 //   (from benchmarks/: npm run video)
 //
-// Run `npm run build` first: it measures the built package (dist/), as users get it. Pages are
+// Run `npm run build` first: it measures the built package (dist/), as users get it. Every tool
+// drives the binary the engine finds (lib/chromium.js), and the tables name it. Pages are
 // served on 127.0.0.1:0. Wall time is engine.capture() from call to finished file (navigation,
 // rendering, encoding). Peak RSS is the largest sum of VmRSS over this process and every
 // descendant (Chromium, ffmpeg), sampled every 200 ms; it counts pages Chromium's processes share
@@ -29,6 +30,7 @@
 // what Chromium's screencast alone delivers at each size (no encoder): frames/s and gaps, the floor.
 
 import os from 'node:os';
+import { CHROMIUM_PATH, binaryLines } from '../lib/chromium.js';
 import { readOptions } from '../lib/cli-options.js';
 import { loadEngine } from '../lib/dist.js';
 import { html, startFixtureServer } from '../lib/fixture-server.js';
@@ -187,6 +189,7 @@ function printFrameTruth(results) {
     }
   }
   console.log(`\n## Frame truth: a page drawing its own clock, ${TRUTH_SECONDS} s at 30 fps, ${TRUTH_RUNS} run(s) per tool and size\n`);
+  console.log(`${binaryLines(Object.fromEntries([...TOOLS, 'screencast alone'].map((tool) => [tool, CHROMIUM_PATH]))).join('\n')}\n`);
   console.log(markdownTable(['tool', 'size', 'runs', 'max |drift| ms', 'p95 |drift| ms', 'backwards', 'duplicates', 'drops', 'unreadable', 'clock rate', 'wall s', 'target'], rows, { pad: true }));
   const alone = results.filter((r) => r.tool === 'screencast alone');
   console.log(`\nChromium's screencast alone on the clock page (no encoder, every frame acknowledged at once): the floor of every tool\n`);
@@ -222,6 +225,7 @@ try {
     }
   }
   console.log(`\n## Video captures, 1280x720, ${DURATION} s (targets: scroll wall <= 1.5 x duration, record wall <= duration + 1.5 s)\n`);
+  console.log(`${binaryLines({ engine: CHROMIUM_PATH }).join('\n')}\n`);
   printTable(rows);
   // One sampler only: two would list the machine's processes twice as often.
   peaks.stop();

@@ -3,8 +3,8 @@
 // through CDP (Page.captureScreenshot), which is the cheapest way Chromium can produce one.
 // `floor-fast` takes every shot that way, with `optimizeForSpeed` (Chromium's fastest encoder
 // settings): the cheapest capture raw Playwright can make, the bar of the throughput targets.
-// `floor-fast-shell` is `floor-fast` driving Chromium's headless shell, the binary the engine
-// picks when it is installed: the same browser on both sides.
+// Both drive the engine's binary (lib/chromium.js). `floor-fast-shell` is `floor-fast` driving
+// Chromium's headless shell whatever the others drive.
 // A unit of the static benchmark (see index.js): { setup(), capture: { floor, 'floor-fast' }, close() }.
 
 import { CHROMIUM_PATH, LAUNCH_ARGS } from '../../lib/chromium.js';

@@ -17,23 +17,29 @@ import { floor } from './floor.js';
 
 export const CONTENDER_NAMES = ['floor', 'floor-fast', 'floor-fast-shell', 'cdp-shell', 'library', 'http', 'capture-website', 'browserless'];
 
-// cdp-shell shoots viewports only (cdp-floor.js), so it runs when named, not by default.
-export const DEFAULT_CONTENDERS = CONTENDER_NAMES.filter((name) => name !== 'cdp-shell');
+// cdp-shell shoots viewports only (cdp-floor.js), so it runs when named, not by default;
+// floor-fast-shell is floor-fast on the headless shell, so it runs by default only when the
+// others drive another binary.
+export const DEFAULT_CONTENDERS = CONTENDER_NAMES.filter((name) => name !== 'cdp-shell' && !(name === 'floor-fast-shell' && HEADLESS_SHELL_PATH === CHROMIUM_PATH));
 
 /**
  * Units run in one worker process each: { setup(), capture: { [contender]: (job) => Buffer },
- * close() }. library and http share one unit (one engine); the others are alone.
+ * close() }. library and http share one unit (one engine); the others are alone. `binary`: the
+ * Chromium each drives (the engine's is the one it finds, CHROMIUM_PATH).
  */
 export const UNITS = {
-  floor: { contenders: ['floor', 'floor-fast'], create: () => floor() },
-  'floor-shell': { contenders: ['floor-fast-shell'], create: () => floor({ executablePath: HEADLESS_SHELL_PATH, suffix: '-shell' }) },
-  'cdp-shell': { contenders: ['cdp-shell'], create: () => cdpFloor() },
-  engine: { contenders: ['library', 'http'], create: (names) => engineUnit({ withHttp: names.includes('http') }) },
-  'capture-website': { contenders: ['capture-website'], create: () => captureWebsiteContender() },
-  browserless: { contenders: ['browserless'], create: () => browserlessContender() },
+  floor: { contenders: ['floor', 'floor-fast'], binary: CHROMIUM_PATH, create: () => floor() },
+  'floor-shell': { contenders: ['floor-fast-shell'], binary: HEADLESS_SHELL_PATH, create: () => floor({ executablePath: HEADLESS_SHELL_PATH, suffix: '-shell' }) },
+  'cdp-shell': { contenders: ['cdp-shell'], binary: HEADLESS_SHELL_PATH, create: () => cdpFloor() },
+  engine: { contenders: ['library', 'http'], binary: CHROMIUM_PATH, create: (names) => engineUnit({ withHttp: names.includes('http') }) },
+  'capture-website': { contenders: ['capture-website'], binary: CHROMIUM_PATH, create: () => captureWebsiteContender() },
+  browserless: { contenders: ['browserless'], binary: CHROMIUM_PATH, create: () => browserlessContender() },
 };
 
 export const unitOf = (contender) => Object.keys(UNITS).find((u) => UNITS[u].contenders.includes(contender));
+
+/** { contender: the binary it drives } for these contenders. */
+export const binariesOf = (contenders) => Object.fromEntries(contenders.map((name) => [name, UNITS[unitOf(name)].binary]));
 
 const resolvable = (specifier) => {
   try {
