@@ -27,7 +27,8 @@
 //   --engine-args (extra Chromium flags, browserArgs; split on commas before `--`, so
 //   --disable-features=A,B stays one flag), --engine-options (JSON merged into createCaptureEngine's
 //   options, e.g. '{"contextReuse":true}'), --unguarded (allowPrivateNetworks: no egress proxy; by
-//   default the guard is on, as in production, with the fixture's address and port allowed).
+//   default the guard is on, as in production, with the fixture's address and port allowed);
+//   `captureParams` in --engine-options are added to every request's query (e.g. '{"captureParams":{"settle":"false"}}').
 //   --loop-args       extra Chromium flags for the loop (same splitting).
 //   --verbose         the workers' stderr (and the engine's log lines) on stderr.
 //

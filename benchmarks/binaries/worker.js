@@ -34,7 +34,7 @@ async function service({ executablePath, url, width, height, engineOptions = {},
   const guard = engineOptions.unguarded
     ? { allowPrivateNetworks: true } // no egress proxy at all
     : { allowAddress: (address, port) => address === '127.0.0.1' && port === Number(new URL(url).port) }; // the guard on, as in production
-  const { unguarded: _, ...rest } = engineOptions;
+  const { unguarded: _, captureParams = {}, ...rest } = engineOptions;
   const engine = await createCaptureEngine({
     executablePath,
     ...guard,
@@ -48,7 +48,7 @@ async function service({ executablePath, url, width, height, engineOptions = {},
   const server = http.createServer(createNodeListener(service));
   await new Promise((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-  const query = new URLSearchParams({ url, viewport_width: String(width), viewport_height: String(height) });
+  const query = new URLSearchParams({ url, viewport_width: String(width), viewport_height: String(height), ...captureParams });
   const target = `http://127.0.0.1:${server.address().port}/api/v1/capture?${query}`;
   const capture = () =>
     new Promise((resolve, reject) => {
