@@ -15,7 +15,9 @@ function section(heading: string): string | undefined {
     const match = new RegExp(`^(#+) ${heading}\\n`, 'm').exec(page);
     if (!match) continue;
     const rest = page.slice(match.index + match[0].length);
-    const next = new RegExp(`^#{1,${match[1]!.length}} `, 'm').exec(rest);
+    // A shell comment in a code block is no heading: blanked out, the offsets kept.
+    const prose = rest.replace(/```[\s\S]*?```/g, (block) => block.replace(/[^\n]/g, ' '));
+    const next = new RegExp(`^#{1,${match[1]!.length}} `, 'm').exec(prose);
     return next ? rest.slice(0, next.index) : rest;
   }
   return undefined;
