@@ -101,12 +101,12 @@ function httpLoad() {
   };
 }
 
-/** One PNG from a process that starts from nothing: median and range, against a 7-line Playwright script. */
+/** One PNG from a process that starts from nothing, on Node 20 and 24: median and range, against a 7-line Playwright script. */
 function coldStart() {
-  const path = ['## Third round', '### Measured'];
-  const values = tableAfter('cold-start.md', path).map((row) => ({ contender: plain(row.contender), ...range(row['15 rounds: median ms (min–max)']) }));
+  const path = ['## 2026-11-27: Node 20 and Node 24'];
+  const values = tableAfter('cold-start.md', path).map((row) => ({ contender: plain(row.contender), mid: number(row['median ms']), low: number(row.min), high: number(row.max) }));
   return {
-    title: { text: 'Cold start: spawn to exit, one PNG, ms (median of 15 rounds, min to max)', subtitle: source('cold-start.md', path) },
+    title: { text: 'Cold start: spawn to exit, one PNG, ms (median of 11 rounds, min to max)', subtitle: source('cold-start.md', path) },
     data: { values },
     encoding: { y: { field: 'contender', type: 'nominal', title: null, sort: null } },
     layer: [
