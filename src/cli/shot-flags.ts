@@ -11,12 +11,15 @@ capture-engine shot --multi <shots.yml>
   --viewport-height. --multi reads a YAML (or JSON) list of shots, each {output: file, ...parameters},
   as shot-scraper's multi does. --response-type json prints each capture as a line of JSON (file,
   size, format, id, timings) instead of a line of text.
+  On a terminal, each shot shows its phase and seconds, a bar of frames for a video and of shots
+  for --multi, on stderr; --quiet (or stderr not a terminal) shows none.
   Also: --allow-private-networks, --storage-dir <dir>, --help (lists every parameter).`;
 
 /** The command's own flags; every other flag is a capture parameter. */
-const OWN = new Set(['output', 'multi', 'allow-private-networks', 'storage-dir', 'help']);
+const OWN = new Set(['output', 'multi', 'allow-private-networks', 'storage-dir', 'help', 'quiet']);
+const OWN_YES_NO = new Set(['allow-private-networks', 'help', 'quiet']);
 const ALIASES: Record<string, keyof CaptureParams> = { width: 'viewport_width', height: 'viewport_height' };
-const SHORT: Record<string, string> = { o: 'output', h: 'help' };
+const SHORT: Record<string, string> = { o: 'output', h: 'help', q: 'quiet' };
 
 export type Shot = Record<string, unknown> & { output: string };
 
@@ -59,7 +62,7 @@ export async function readFlags(args: string[]): Promise<{ own: Record<string, u
     const [flag, inline] = arg.replace(/^--?/, '').split(/=(.*)/s, 2) as [string, string | undefined];
     const name = SHORT[flag] ?? flag;
     const param = ALIASES[name] ?? (name.replaceAll('-', '_') as keyof CaptureParams);
-    const yesNo = name === 'allow-private-networks' || name === 'help' || (OWN.has(name) ? false : isYesNo(param));
+    const yesNo = OWN_YES_NO.has(name) || (OWN.has(name) ? false : isYesNo(param));
     const next = args[i + 1];
     let value: string | boolean;
     if (inline !== undefined) value = inline;

@@ -2,11 +2,12 @@ import { createWriteStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { createCaptureEngine } from '../create-capture-engine.js';
-import type { CaptureEngine } from '../core/engine.js';
+import type { CaptureEngine, CaptureOptions } from '../core/engine.js';
 import type { CaptureResult } from '../core/capture-result.js';
 import { baseOptions } from './options-from-env.js';
 import { EXIT_HELP } from './exit-codes.js';
 import { USAGE, oneShot, parameterHelp, readFlags, readMulti, type Shot } from './shot-flags.js';
+import { shotProgress, type ShotProgress } from './shot-progress.js';
 
 /** `capture-engine shot`: captures to files, no server. */
 export async function shot(args: string[]): Promise<void> {
@@ -15,22 +16,25 @@ export async function shot(args: string[]): Promise<void> {
   const shots = own.multi !== undefined ? await readMulti(own.multi as string) : [oneShot(own, params)];
   // Shots run one after another: one slot, and a context warmed for the next shot only when there is one.
   const engine = await createCaptureEngine({ ...baseOptions(own['allow-private-networks'] === true, own['storage-dir'] as string | undefined), concurrency: 1, warmContexts: shots.length > 1 ? 1 : 0 });
+  const progress = await shotProgress(process.stderr, own.quiet === true);
   try {
-    for (const each of shots) await capture(engine, each);
+    for (const [index, each] of shots.entries()) await capture(engine, each, progress.follow(index, shots.length, each.output), progress);
   } finally {
+    progress.clear();
     await engine.close();
   }
 }
 
-async function capture(engine: CaptureEngine, { output, response_type: responseType, ...params }: Shot): Promise<void> {
+async function capture(engine: CaptureEngine, { output, response_type: responseType, ...params }: Shot, onProgress: CaptureOptions['onProgress'], progress: ShotProgress): Promise<void> {
   // The file goes to -o, never to the storage a json answer of the HTTP service is served from: a
   // shot answers json itself. Any other value is the engine's to refuse.
-  const result = await engine.capture(responseType === 'json' || responseType === 'image' ? params : { ...params, response_type: responseType });
+  const result = await engine.capture(responseType === 'json' || responseType === 'image' ? params : { ...params, response_type: responseType }, { onProgress });
   try {
     if (result.data) await writeFile(output, result.data);
     else await pipeline(result.stream(), createWriteStream(output));
   } finally {
     await result.dispose();
+    progress.clear();
   }
   process.stdout.write(responseType === 'json' ? `${JSON.stringify(captureReport(output, result))}\n` : `${output}: ${result.format}, ${result.size} bytes\n`);
 }

@@ -18,6 +18,7 @@ import type { CaptureObserver, ContextPool, EgressGuard, PoolStats } from './por
 import type { CaptureStorage } from './storage.js';
 import { documentOf } from './document/capture-document.js';
 import { activeContext, inSpan, recordFailure, tracer, type Span } from './telemetry/tracing.js';
+import { tellProgress, type ProgressListener } from './progress.js';
 
 export interface CaptureOptions {
   /** Aborting it cancels the capture, queued or running. */
@@ -40,6 +41,8 @@ export interface CaptureOptions {
    * `content` of `files` (which then only names them). The HTTP service passes an upload's files so.
    */
   uploads?: ReadonlyMap<string, string>;
+  /** Told as the capture waits for a browser, enters each phase, encodes a video's frames, uploads. */
+  onProgress?: ProgressListener;
 }
 
 /**
@@ -138,6 +141,7 @@ export class CaptureEngine {
       const proxy = params.proxy === undefined ? undefined : await abortable(this.egress.checkProxy(params.proxy), deadline.signal);
       const uploadTo = params.upload_url === undefined ? undefined : await abortable(this.egress.checkUpload(params.upload_url), deadline.signal);
       const document = await abortable(documentOf(params, deadline.signal, options.uploads), deadline.signal);
+      tellProgress(options.onProgress, { phase: 'queue' });
       const waitingSince = (asked = performance.now());
       const captureContext = activeContext();
       waiting = tracer().startSpan('capture.queue', {}, captureContext);
@@ -147,7 +151,7 @@ export class CaptureEngine {
           timings.queue = performance.now() - waitingSince;
           waiting?.end();
           waiting = undefined;
-          return runCapture({ id, params, document, deadline, lease, pipeline: this.pipeline, log: this.options.log, observer: this.observer, timings, trace: captureContext });
+          return runCapture({ id, params, document, deadline, lease, pipeline: this.pipeline, log: this.options.log, observer: this.observer, timings, trace: captureContext, onProgress: options.onProgress });
         },
         {
           viewport: { width: params.viewport_width, height: params.viewport_height },
@@ -164,6 +168,7 @@ export class CaptureEngine {
       this.outstanding.add(remove);
       const result = toCaptureResult(id, outcome, () => this.outstanding.delete(remove));
       if (uploadTo) {
+        tellProgress(options.onProgress, { phase: 'upload' });
         // The capture's deadline is over: the upload has its own time, bounded per try, and the caller's signal.
         result.upload = await inSpan('capture.upload', {}, () => this.egress.upload(uploadTo, { stream: () => result.stream(), size: result.size, contentType: result.contentType }, options.signal ?? new AbortController().signal)).catch(
           async (error: unknown) => {

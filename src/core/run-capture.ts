@@ -13,6 +13,7 @@ import { captureErrors } from './errors/factories.js';
 import { FORMATS } from './schema/formats.js';
 import type { CaptureDocument } from './document/capture-document.js';
 import { inSpan, type Context } from './telemetry/tracing.js';
+import { countedFrames, tellProgress, type ProgressListener } from './progress.js';
 
 export interface CaptureRun {
   id: string;
@@ -27,6 +28,7 @@ export interface CaptureRun {
   timings: PhaseTimings;
   /** The capture's trace: each phase is a span in it. */
   trace: Context;
+  onProgress?: ProgressListener;
 }
 
 
@@ -34,7 +36,7 @@ export interface CaptureRun {
  * Runs one capture through the phases in one browser context. Every stage gets the capture's
  * signal; cleanups registered with `ctx.defer()` run in reverse order whatever happened.
  */
-export async function runCapture({ id, params, document, deadline, lease, pipeline, log, observer, timings, trace }: CaptureRun): Promise<RunOutcome> {
+export async function runCapture({ id, params, document, deadline, lease, pipeline, log, observer, timings, trace, onProgress }: CaptureRun): Promise<RunOutcome> {
   const cleanups: (() => unknown)[] = [];
   // A crashed renderer leaves pending calls hanging until the deadline; end this capture at once.
   const crashed = new AbortController();
@@ -64,6 +66,9 @@ export async function runCapture({ id, params, document, deadline, lease, pipeli
   try {
     for (const phase of PHASES) {
       const started = performance.now();
+      tellProgress(onProgress, { phase });
+      // A video's frames are made as the encoder takes them: counting them is its progress.
+      if (phase === 'encode' && onProgress && ctx.captured?.kind === 'frames') ctx.captured = countedFrames(ctx.captured, onProgress);
       try {
         await inSpan(
           `capture.${phase}`,

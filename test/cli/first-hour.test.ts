@@ -178,3 +178,49 @@ describe.skipIf(!isBuilt())('HTTP parameters on the CLI', () => {
     expect(top).toMatch(/--multi <shots\.yml>[^\n]*YAML/);
   });
 });
+
+/** `shot` under a pseudo-terminal of 120 columns (util-linux's script): what a person at a terminal sees, escapes included. */
+function shotOnTerminal(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  const quote = (word: string): string => `'${word.replaceAll("'", "'\\''")}'`;
+  const command = `stty cols 120 rows 40; ${[process.execPath, BUILT_CLI, 'shot', ...args].map(quote).join(' ')}`;
+  return new Promise((resolve) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...process.env, CAPTURE_LOG_LEVEL: 'silent', CAPTURE_ALLOW_PRIVATE_NETWORKS: 'true', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+// Item 9: a 10 s video was 11 silent seconds.
+describe.skipIf(!isBuilt())('progress of capture-engine shot', () => {
+  it('shows the phase, the seconds and a bar of frames on a terminal', async () => {
+    const output = path.join(scratch, 'progress.mp4');
+    const run = await shotOnTerminal([fixtures.url('/bands'), '-o', output, '--format', 'mp4', '--duration', '2', '--width', '320', '--height', '240']);
+    expect(run.code, run.stdout).toBe(0);
+    expect(run.stdout).toMatch(/progress\.mp4: encode, \d+\.\d s \[[\u2588\u2591]{30}\] \d+\/60 frames/);
+    // The result line, once the bar is cleared.
+    expect(run.stdout).toContain(`${output}: mp4,`);
+  });
+
+  it('shows a bar of the shots for --multi', async () => {
+    const shots = path.join(scratch, 'progress.yml');
+    writeFileSync(shots, [0, 1].map((n) => `- output: ${path.join(scratch, `multi-${n}.png`)}\n  url: ${fixtures.url('/solid')}\n  width: 200\n  height: 100`).join('\n'));
+    const run = await shotOnTerminal(['--multi', shots]);
+    expect(run.code, run.stdout).toBe(0);
+    expect(run.stdout).toMatch(/\[[\u2588\u2591]{30}\] 1\/2 shots/);
+    expect(run.stdout).toMatch(/multi-1\.png: \w+, \d+\.\d s/);
+  });
+
+  it('shows nothing with --quiet, or when stderr is not a terminal', async () => {
+    const output = path.join(scratch, 'quiet.png');
+    const quiet = await shotOnTerminal([fixtures.url('/solid'), '-o', output, '--width', '200', '--height', '100', '--quiet']);
+    expect(quiet.code, quiet.stdout).toBe(0);
+    expect(quiet.stdout.trim()).toBe(`${output}: png, ${statSync(output).size} bytes`);
+    const piped = await shot([fixtures.url('/solid'), '-o', output, '--width', '200', '--height', '100'], { CAPTURE_ALLOW_PRIVATE_NETWORKS: 'true' });
+    expect(piped.code).toBe(0);
+    expect(piped.stderr).toBe('');
+    expect(piped.stdout).toBe(`${output}: png, ${statSync(output).size} bytes\n`);
+  });
+});
