@@ -11,6 +11,7 @@ const COMMANDS: Record<string, () => Promise<(args: string[]) => Promise<void> |
   keys: async () => (await import('./cli/keys.js')).keys,
   worker: async () => (await import('./cli/worker.js')).worker,
   link: async () => (await import('./cli/link.js')).link,
+  mcp: async () => (await import('./cli/mcp.js')).mcp,
 };
 
 const USAGE = `capture-engine: screenshots and videos of web pages
@@ -24,6 +25,7 @@ const USAGE = `capture-engine: screenshots and videos of web pages
                        [--format webp --viewport-width 1200 ...]   (or --api-key KEY for a CAPTURE_API_KEYS key)
   capture-engine shot <url> -o <file> [--<parameter> <value> ...]   (every /v1/capture parameter: shot --help)
                        [--format pdf] [--width 1920] [--height 1080] [--full-page] [--device 'iPhone 15'] ...
+  capture-engine mcp [--storage-dir DIR] [--allow-private-networks]   (an MCP server on stdio, for desktop agents)
   capture-engine shot --multi <shots.yml>    (a YAML or JSON list of {output: file, ...parameters}, one engine)
 
 Environment: PORT, HOST, CAPTURE_ADAPTER, CAPTURE_API_KEYS="<key>:<TIER>,...", CAPTURE_ALLOW_PRIVATE_NETWORKS=true,

@@ -8,7 +8,7 @@ import type { ParamBag } from './request-body.js';
 
 /** One capture request once its caller is known, from `/v1/capture` or a render link. */
 export interface CaptureAsk {
-  route: 'capture' | 'render' | 'bulk';
+  route: 'capture' | 'render' | 'bulk' | 'mcp';
   request: HttpRequest;
   caller: Caller;
   params: ParamBag;

@@ -14,6 +14,7 @@ import { errorResponse } from './responses.js';
 import type { CaptureError } from '../core/errors/catalogue.js';
 import type { RouteTable } from './routes.js';
 import type { RouteAnswer } from './http-observer.js';
+import type { McpRoute } from './mcp/mcp-route.js';
 import { alive, ready } from './health-routes.js';
 import { captureStatus, webhookSecret } from './async-capture-routes.js';
 import { bulkStatus, handleBulk } from './bulk/bulk-routes.js';
@@ -31,6 +32,8 @@ export class CaptureHttp {
   readonly uploadLimit: number;
   private readonly options: ResolvedHttpOptions;
   private openApi: string | undefined;
+  /** Loaded on the first MCP request: a service nobody asks over MCP never loads its SDK. */
+  private mcp: Promise<McpRoute> | undefined;
 
   constructor(
     readonly engine: CaptureEngine,
@@ -111,6 +114,10 @@ export class CaptureHttp {
     if (target.pathname === routes.capture) {
       if (method !== 'GET' && method !== 'POST') return this.reject('capture', request, query, methodNotAllowed('GET, POST'));
       return handleCapture(this.engine, this.options, request, query, options);
+    }
+    if (target.pathname === routes.mcp) {
+      this.mcp ??= import('./mcp/mcp-route.js').then(({ McpRoute }) => new McpRoute(this.engine, this.options));
+      return (await this.mcp).handle(request, options);
     }
     if (target.pathname === routes.render) {
       if (!reading) return this.reject('render', request, query, methodNotAllowed('GET, HEAD'));

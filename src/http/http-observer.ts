@@ -2,7 +2,7 @@ import type { HttpResponse } from './http-types.js';
 
 /** What the HTTP service tells its observer (metrics) about each answered request. */
 export interface AnsweredRequest {
-  route: 'capture' | 'render' | 'bulk' | 'status' | 'file' | 'openapi' | 'webhook-secret' | 'health' | 'playground' | 'other';
+  route: 'capture' | 'render' | 'bulk' | 'status' | 'file' | 'openapi' | 'webhook-secret' | 'health' | 'playground' | 'mcp' | 'other';
   status: number;
   /** The catalogue code of an error answer. */
   code?: string;

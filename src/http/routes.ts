@@ -21,6 +21,8 @@ export interface RouteTable {
   bulkStatusUrl(id: string): string;
   /** `GET {basePath}/v1/webhook-secret`: what the caller's webhooks are signed with. */
   readonly webhookSecret: string;
+  /** `POST {basePath}/v1/mcp`: the MCP server, over Streamable HTTP. */
+  readonly mcp: string;
   /** `GET {basePath}/v1/openapi.json` */
   readonly openApi: string;
   /** Everything under `{basePath}/v1/` belongs to the interface (unknown paths answer 404 there). */
@@ -71,6 +73,7 @@ export function routeTable(basePath: string = DEFAULT_BASE_PATH, extra: ExtraRou
     bulkPrefix: `${versionPrefix}bulk/`,
     bulkStatusUrl: (id: string) => `${versionPrefix}bulk/${encodeURIComponent(id)}`,
     webhookSecret: `${versionPrefix}webhook-secret`,
+    mcp: `${versionPrefix}mcp`,
     openApi: `${versionPrefix}openapi.json`,
     versionPrefix,
     filesPrefix,

@@ -1,0 +1,61 @@
+import { readFile } from 'node:fs/promises';
+import { mkdtempSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { BUILT_CLI } from '../helpers/built-service.js';
+import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { closedPort } from '../helpers/ports.js';
+import { MCP_FIXTURES, expectCaptureTools, expectScreenshot, refusal } from './mcp-checks.js';
+
+// Issue 52: `capture-engine mcp`, the built CLI, driven by the SDK's own client over stdio.
+let fixtures: FixtureServer;
+let client: Client;
+let storageDir: string;
+
+beforeAll(async () => {
+  fixtures = await startFixtureServer(MCP_FIXTURES);
+  storageDir = mkdtempSync(path.join(inject('testTempRoot'), 'mcp-stdio-'));
+  const { port } = new URL(fixtures.origin);
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BUILT_CLI, 'mcp', '--storage-dir', storageDir],
+    // The fixtures' port only, as an operator allows one intranet service: every other private address stays refused.
+    env: { ...(process.env as Record<string, string>), CAPTURE_ALLOW_ADDRESSES: `127.0.0.1:${port}`, CAPTURE_ALLOW_PRIVATE_NETWORKS: 'false' },
+    stderr: 'pipe',
+  });
+  client = new Client({ name: 'mcp-stdio-test', version: '1' });
+  await client.connect(transport);
+});
+afterAll(async () => {
+  await client?.close();
+  await fixtures?.close();
+});
+
+describe('capture-engine mcp over stdio', () => {
+  it('lists the tools, each with the request schema parameters that apply to it', async () => {
+    await expectCaptureTools(client);
+  });
+
+  it('answers a screenshot as image content a model takes, linking the full-size file on disk', async () => {
+    await expectScreenshot(client, fixtures.url('/halves'), async (uri) => {
+      expect(uri.startsWith('file://')).toBe(true);
+      const file = fileURLToPath(uri);
+      expect(path.dirname(path.dirname(file))).toBe(storageDir);
+      return readFile(file);
+    });
+  });
+
+  it('refuses a private address the operator did not allow, with the catalogue code', async () => {
+    const result = (await client.callTool({ name: 'screenshot', arguments: { url: `http://127.0.0.1:${await closedPort()}/` } })) as CallToolResult;
+    expect(refusal(result).code).toBe('URL_NOT_ALLOWED');
+  });
+
+  it('refuses a parameter that does not apply to the tool, naming it', async () => {
+    const result = (await client.callTool({ name: 'screenshot', arguments: { url: fixtures.url('/halves'), pdf_paper: 'A3' } })) as CallToolResult;
+    expect(refusal(result)).toMatchObject({ code: 'INVALID_PARAMETER', param: 'pdf_paper', error: expect.stringContaining('screenshot') });
+  });
+});
