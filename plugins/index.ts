@@ -7,6 +7,7 @@ import { pageSettle } from './page-settle/index.js';
 import { captureRules } from './capture-rules/index.js';
 import { diagnostics } from './diagnostics/index.js';
 import { hideSelectors } from './hide-selectors/index.js';
+import { maskElements } from './mask/index.js';
 import { blockAds, blockTrackers, type BlockAdsOptions } from './block-ads/index.js';
 import { blockCookies, type BlockCookiesOptions } from './block-cookies/index.js';
 import { blockRequests } from './block-requests/index.js';
@@ -16,7 +17,7 @@ import { scrollScenario } from './scenario-scroll/index.js';
 import { recordScenario } from './scenario-record/index.js';
 import { encodeVideo } from './encode-video/index.js';
 
-export { geolocation, pageOptions, pageSettle, pageWaits, pageActions, captureRules, diagnostics, hideSelectors, blockAds, blockTrackers, blockCookies, blockRequests, staticScenario, encodeImage, scrollScenario, recordScenario, encodeVideo };
+export { geolocation, pageOptions, pageSettle, pageWaits, pageActions, captureRules, diagnostics, hideSelectors, maskElements, blockAds, blockTrackers, blockCookies, blockRequests, staticScenario, encodeImage, scrollScenario, recordScenario, encodeVideo };
 export type { BlockAdsOptions, BlockCookiesOptions };
 
 /** What the built-in plugins take from `createCaptureEngine`'s options. */
@@ -52,6 +53,7 @@ export function defaultPlugins(options: DefaultPluginOptions = {}): CapturePlugi
     hideSelectors(),
     captureRules(),
     diagnostics(),
+    maskElements(),
     staticScenario({ maxFullPageHeight: options.maxFullPageHeight, maxFullPageBytes: options.maxFullPageBytes }),
     encodeImage(),
     scrollScenario(),

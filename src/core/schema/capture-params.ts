@@ -8,6 +8,7 @@ import { DOCUMENT_ALLOWED_TEXT, DOCUMENT_CHECKS, DOCUMENT_READERS, INPUT_PARAMS 
 import { READINESS_ALLOWED_TEXT, READINESS_CHECKS } from './readiness-params.js';
 import { BLOCKING_ALLOWED_TEXT, BLOCKING_CHECKS } from './blocking-params.js';
 import { ACTION_ALLOWED_TEXT, ACTION_CHECKS, ACTION_READERS } from './action-params.js';
+import { SHOT_ALLOWED_TEXT } from './shot-params.js';
 import { CaptureParamsSchema, PARAM_NAMES, type CaptureParams } from './capture-schema.js';
 
 export { CaptureParamsSchema, PARAM_NAMES, PDF_PAPER_INCHES, WAIT_UNTIL, type CaptureParams, type CaptureInput } from './capture-schema.js';
@@ -33,7 +34,7 @@ const NUMBER = /^-?(?:\d+\.?\d*|\.\d+)$/;
 export function allowedFor(name: keyof CaptureParams): string {
   const schema = CaptureParamsSchema.properties[name] as PropertySchema;
   if (name === 'url') return 'http or https URL of at most 8192 characters';
-  const text = { ...ALLOWED_TEXT, ...DOCUMENT_ALLOWED_TEXT, ...READINESS_ALLOWED_TEXT, ...BLOCKING_ALLOWED_TEXT, ...ACTION_ALLOWED_TEXT }[name as string];
+  const text = { ...ALLOWED_TEXT, ...SHOT_ALLOWED_TEXT, ...DOCUMENT_ALLOWED_TEXT, ...READINESS_ALLOWED_TEXT, ...BLOCKING_ALLOWED_TEXT, ...ACTION_ALLOWED_TEXT }[name as string];
   if (text !== undefined) return text;
   if (schema.enum) return schema.enum.join(', ');
   if (schema.type === 'boolean') return 'true, false';

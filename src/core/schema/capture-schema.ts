@@ -8,6 +8,7 @@ import { ACTION_PROPERTIES } from './action-params.js';
 import { PDF_OPTION_PROPERTIES } from './pdf-params.js';
 import { DOCUMENT_PROPERTIES } from './document-params.js';
 import { READINESS_PROPERTIES } from './readiness-params.js';
+import { SHOT_PROPERTIES } from './shot-params.js';
 import { DEFAULTS } from '../defaults.js';
 
 export const WAIT_UNTIL = ['load', 'domcontentloaded', 'networkidle0', 'networkidle2'] as const;
@@ -54,6 +55,7 @@ export const CaptureParamsSchema = Type.Object(
       default: 'remove',
       description: '`remove` takes hidden elements out of the layout (what follows moves up); `hide` keeps their space.',
     }),
+    ...SHOT_PROPERTIES,
     scenario: Type.Enum(['static', 'scroll', 'record'], {
       default: 'static',
       description: '`scroll` renders a scrolling animation, `record` records the live page.',

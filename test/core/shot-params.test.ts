@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { parseCaptureParams } from '../../src/core/schema/capture-params.js';
+
+const url = 'https://example.com/';
+const refusal = (raw: Record<string, unknown>): unknown => {
+  try {
+    parseCaptureParams({ url, ...raw });
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a refusal');
+};
+
+describe('mask and mask_color', () => {
+  it('takes selectors and a hex colour', () => {
+    expect(parseCaptureParams({ url, mask: '.ad, #banner', mask_color: '#00ff0080' })).toMatchObject({ mask: '.ad, #banner', mask_color: '#00ff0080' });
+  });
+
+  it.each([
+    [{ mask: '.ad', format: 'pdf' }, ['mask', 'format']],
+    [{ mask: '.ad', format: 'mp4' }, ['mask', 'format']],
+    [{ mask: '.ad', format: 'markdown' }, ['mask', 'format']],
+    [{ mask_color: '#000' }, ['mask_color', 'mask']],
+  ])('refuses %o as INCOMPATIBLE_PARAMETERS naming both', (raw, params) => {
+    expect(refusal(raw)).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params } });
+  });
+
+  it.each([
+    [{ mask: '.ad', mask_color: 'red' }, 'mask_color'],
+    [{ mask: '.ad', mask_color: '#12345' }, 'mask_color'],
+    [{ mask: 'x'.repeat(4097) }, 'mask'],
+    [{ mask: '' }, 'mask'],
+  ])('refuses %o naming %s', (raw, param) => {
+    expect(refusal(raw)).toMatchObject({ code: 'INVALID_PARAMETER', details: { param } });
+  });
+});
