@@ -16,8 +16,9 @@ import { encodeImage } from './encode-image/index.js';
 import { scrollScenario } from './scenario-scroll/index.js';
 import { recordScenario } from './scenario-record/index.js';
 import { encodeVideo } from './encode-video/index.js';
+import { extractContent } from './extract-content/index.js';
 
-export { geolocation, pageOptions, pageSettle, pageWaits, pageActions, captureRules, diagnostics, hideSelectors, maskElements, blockAds, blockTrackers, blockCookies, blockRequests, staticScenario, encodeImage, scrollScenario, recordScenario, encodeVideo };
+export { geolocation, pageOptions, pageSettle, pageWaits, pageActions, captureRules, diagnostics, hideSelectors, maskElements, blockAds, blockTrackers, blockCookies, blockRequests, staticScenario, encodeImage, scrollScenario, recordScenario, encodeVideo, extractContent };
 export type { BlockAdsOptions, BlockCookiesOptions };
 
 /** What the built-in plugins take from `createCaptureEngine`'s options. */
@@ -55,6 +56,7 @@ export function defaultPlugins(options: DefaultPluginOptions = {}): CapturePlugi
     diagnostics(),
     maskElements(),
     staticScenario({ maxFullPageHeight: options.maxFullPageHeight, maxFullPageBytes: options.maxFullPageBytes }),
+    extractContent(),
     encodeImage(),
     scrollScenario(),
     recordScenario(),

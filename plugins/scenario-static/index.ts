@@ -4,6 +4,7 @@ import type { CaptureParams } from '../../src/core/schema/capture-params.js';
 import { abortable, bestEffort } from '../../src/core/deadline.js';
 import { isNavigationRace } from '../../src/core/errors/to-capture-error.js';
 import { DEFAULTS } from '../../src/core/defaults.js';
+import { isContentFormat } from '../../src/core/schema/formats.js';
 import { revealLazyContent } from './reveal-lazy-content.js';
 import { settleRendering } from './settle-rendering.js';
 import { fullPage, region, scaleOf, viewport } from './take-screenshot.js';
@@ -54,7 +55,8 @@ export function staticScenario(options: StaticScenarioOptions = {}): CapturePlug
         phase: 'capture',
         // A transparent background stays set on the page; a single-page PDF lays the page out in print media first.
         leavesContextState: (params) => params.omit_background || (params.format === 'pdf' && params.pdf_single_page),
-        when: (params) => params.scenario === 'static',
+        // What the page says is read from it, not shot (extract-content).
+        when: (params) => params.scenario === 'static' && !isContentFormat(params.format),
         run: async (ctx) => {
           const settleMs = ctx.budget(RENDER_SETTLE_MS);
           let painted = false;

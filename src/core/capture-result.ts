@@ -36,8 +36,10 @@ export interface CaptureResult {
   sidecars?: Record<string, { key: string; url: string }>;
   /** With `upload_url`: the file was PUT there; the storage's status and the tries it took. */
   upload?: UploadOutcome;
-  /** The bytes, for images (videos: use `stream()` or `buffer()`). */
+  /** The bytes, for images and what the page says (videos: use `stream()` or `buffer()`). */
   data?: Buffer;
+  /** `format=markdown`, `html`, `text`, `aria` and the JSON ones: the output as text. */
+  text?: string;
   /** The temporary file of a video, until `dispose()`. */
   path?: string;
   stream(): Readable;
@@ -76,6 +78,7 @@ export function toCaptureResult(id: string, { output, stored, metadata, incomple
     ...(diagnostics ? { diagnostics } : {}),
     ...(stored?.sidecars ? { sidecars: stored.sidecars } : {}),
     data,
+    ...(FORMATS[output.format].kind === 'content' && data ? { text: data.toString('utf8') } : {}),
     path,
     stream: () => (data ? Readable.from([data]) : createReadStream(path as string)),
     buffer: async () => data ?? readFile(path as string),

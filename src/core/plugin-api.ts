@@ -86,8 +86,8 @@ export interface CaptureContext {
   readonly page: Page;
   /** A CDP session on `page` (raw screenshots, screencasts); closed with the context. */
   readonly cdp: CDPSession;
-  /** Response of the main document, once navigated (null for about:blank and the like). */
-  response?: { status: number; url: string } | null;
+  /** Response of the main document, once navigated (null for about:blank and the like); its headers as Playwright gives them. */
+  response?: { status: number; url: string; headers?: Record<string, string> } | null;
   captured?: ImageArtifact | FrameStream;
   output?: EncodedOutput;
   /** What the page says about itself, when `metadata` was asked for. */

@@ -81,7 +81,7 @@ async function navigate(ctx: CaptureContext, egress: EgressGuard): Promise<void>
     // The egress proxy's own answer (a plain-http target it could not reach) is never the page.
     const reply = response && session !== undefined ? response.headers()[EGRESS_REPLY_HEADER.toLowerCase()] : undefined;
     if (response && reply !== undefined) throw egressReplyError(reply, new URL(response.url()));
-    ctx.response = response ? { status: response.status(), url: response.url() } : null;
+    ctx.response = response ? { status: response.status(), url: response.url(), headers: response.headers() } : null;
     if (params.fail_on_http_error && ctx.response && ctx.response.status >= 400) throw captureErrors.httpStatus(ctx.response.status);
     if (tracker && idleLimit !== undefined) await pageWait(ctx, 'wait_until', (_timeoutMs, signal) => tracker.waitForIdle(idleLimit, NETWORK_IDLE_MS, signal));
     else recordWait(ctx, 'wait_until', 'met', started);

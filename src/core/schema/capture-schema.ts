@@ -9,6 +9,7 @@ import { PDF_OPTION_PROPERTIES } from './pdf-params.js';
 import { DOCUMENT_PROPERTIES } from './document-params.js';
 import { READINESS_PROPERTIES } from './readiness-params.js';
 import { SHOT_PROPERTIES } from './shot-params.js';
+import { OUTPUT_PROPERTIES } from './output-params.js';
 import { DEFAULTS } from '../defaults.js';
 
 export const WAIT_UNTIL = ['load', 'domcontentloaded', 'networkidle0', 'networkidle2'] as const;
@@ -33,8 +34,10 @@ export const CaptureParamsSchema = Type.Object(
     ...DOCUMENT_PROPERTIES,
     format: Type.Enum(Object.keys(FORMATS) as CaptureFormat[], {
       default: 'png',
-      description: 'Output format: png, jpg (`jpeg` is read as jpg), webp, avif images; pdf, the page printed by Chromium; mp4, webm and animated gif, videos of a scroll or record scenario.',
+      description:
+        'Output format: png, jpg (`jpeg` is read as jpg), webp, avif images; pdf, the page printed by Chromium; mp4, webm and animated gif, videos of a scroll or record scenario; markdown, html, text, links, metadata, aria and scrape, what the settled page says.',
     }),
+    ...OUTPUT_PROPERTIES,
     viewport_width: Type.Integer({ minimum: 100, maximum: 7680, default: DEFAULTS.viewport.width, description: 'Viewport width in px.' }),
     viewport_height: Type.Integer({ minimum: 100, maximum: 4320, default: DEFAULTS.viewport.height, description: 'Viewport height in px.' }),
     full_page: Type.Boolean({ default: false, description: 'Capture the whole page height (images only).' }),

@@ -1,6 +1,7 @@
 /**
  * Every output format in one table: what it is served as, the file extension it is stored under,
- * and its kind: a still image, a video (made of a scenario's frames) or a printed document.
+ * and its kind: a still image, a video (made of a scenario's frames), a printed document, or
+ * `content`: what the settled page says (its Markdown, HTML, text, links, metadata, ARIA tree).
  * Encoders, storage, the schema's rules and the HTTP service all read it.
  */
 export const FORMATS = {
@@ -12,16 +13,26 @@ export const FORMATS = {
   mp4: { contentType: 'video/mp4', extension: 'mp4', kind: 'video' },
   webm: { contentType: 'video/webm', extension: 'webm', kind: 'video' },
   gif: { contentType: 'image/gif', extension: 'gif', kind: 'video' },
-} as const satisfies Record<string, { contentType: string; extension: string; kind: 'image' | 'video' | 'document' }>;
+  markdown: { contentType: 'text/markdown; charset=utf-8', extension: 'md', kind: 'content' },
+  html: { contentType: 'text/html; charset=utf-8', extension: 'html', kind: 'content' },
+  text: { contentType: 'text/plain; charset=utf-8', extension: 'txt', kind: 'content' },
+  links: { contentType: 'application/json', extension: 'json', kind: 'content' },
+  metadata: { contentType: 'application/json', extension: 'json', kind: 'content' },
+  aria: { contentType: 'text/yaml; charset=utf-8', extension: 'yaml', kind: 'content' },
+  scrape: { contentType: 'application/json', extension: 'json', kind: 'content' },
+} as const satisfies Record<string, { contentType: string; extension: string; kind: 'image' | 'video' | 'document' | 'content' }>;
 
 export type CaptureFormat = keyof typeof FORMATS;
 type FormatsOfKind<K> = { [F in CaptureFormat]: (typeof FORMATS)[F]['kind'] extends K ? F : never }[CaptureFormat];
 export type ImageFormat = FormatsOfKind<'image'>;
 export type VideoFormat = FormatsOfKind<'video'>;
+/** What the settled page says, as text or JSON: `format=markdown` and the others, and `outputs=` beside a picture. */
+export type ContentFormat = FormatsOfKind<'content'>;
 
 const ALL = Object.keys(FORMATS) as CaptureFormat[];
 export const IMAGE_FORMATS = ALL.filter((format) => FORMATS[format].kind === 'image') as readonly ImageFormat[];
 export const VIDEO_FORMATS = ALL.filter((format) => FORMATS[format].kind === 'video') as readonly VideoFormat[];
+export const CONTENT_FORMATS = ALL.filter((format) => FORMATS[format].kind === 'content') as readonly ContentFormat[];
 
 /** Formats made of a scenario's frames (`scroll`, `record`): mp4, webm and the animated gif. */
 export function isVideoFormat(format: CaptureFormat): format is VideoFormat {
@@ -30,6 +41,10 @@ export function isVideoFormat(format: CaptureFormat): format is VideoFormat {
 
 export function isImageFormat(format: CaptureFormat): format is ImageFormat {
   return FORMATS[format].kind === 'image';
+}
+
+export function isContentFormat(format: CaptureFormat): format is ContentFormat {
+  return FORMATS[format].kind === 'content';
 }
 
 /** The files stored beside a capture (see `Sidecar`): a HAR is JSON. */

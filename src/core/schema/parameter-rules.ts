@@ -5,6 +5,7 @@ import { inches, LARGEST_PAPER_INCHES } from './pdf-params.js';
 import { documentPath, type DocumentFileParam } from './document-params.js';
 import { deviceNamed } from './devices.js';
 import { checkShotCombinations } from './shot-params.js';
+import { checkOutputCombinations } from './output-params.js';
 
 type Given = Map<keyof CaptureParams, unknown>;
 
@@ -135,4 +136,5 @@ export function checkCombinations(given: Given, missing: (name: keyof CapturePar
   if (format === 'gif' && duration !== undefined && duration > MAX_GIF_SECONDS) {
     throw incompatible(`a gif lasts at most ${MAX_GIF_SECONDS} s (got ${duration} s); use mp4 or webm for longer videos`, ['duration', 'format']);
   }
+  checkOutputCombinations(given, missing);
 }

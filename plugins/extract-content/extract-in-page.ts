@@ -1,0 +1,167 @@
+/**
+ * What the page says about itself, read in the page (each function is serialised with
+ * `toString()`: nothing from outside it but its argument). Every list is capped in the page, so
+ * a page with a million links hands the service at most the cap.
+ */
+
+export interface PageLink {
+  url: string;
+  text: string;
+  rel: string | null;
+  same_origin: boolean;
+}
+
+/** Every `<a href>` (inside `selector`'s elements when given), absolute, first of each URL, fragment-only ones left out. */
+export function linksInPage({ selector, max, maxText }: { selector?: string; max: number; maxText: number }): { links: PageLink[]; truncated: boolean } | { invalidSelector: true } {
+  let roots: ParentNode[];
+  try {
+    roots = selector === undefined ? [document] : [...document.querySelectorAll(selector)];
+  } catch {
+    return { invalidSelector: true };
+  }
+  const seen = new Set<string>();
+  const links: PageLink[] = [];
+  for (const root of roots) {
+    for (const anchor of root.querySelectorAll<HTMLAnchorElement>('a[href]')) {
+      const href = anchor.getAttribute('href')?.trim() ?? '';
+      if (href.startsWith('#') || /^javascript:/i.test(href)) continue;
+      let url: URL;
+      try {
+        url = new URL(anchor.href);
+      } catch {
+        continue;
+      }
+      if (seen.has(url.href)) continue;
+      if (links.length >= max) return { links, truncated: true };
+      seen.add(url.href);
+      const text = (anchor.innerText || anchor.textContent || '').trim().replace(/\s+/g, ' ').slice(0, maxText);
+      links.push({ url: url.href, text, rel: anchor.getAttribute('rel'), same_origin: url.origin === location.origin });
+    }
+  }
+  return { links, truncated: false };
+}
+
+export interface PageMetadataInPage {
+  title: string;
+  description: string | null;
+  canonical: string | null;
+  lang: string | null;
+  open_graph: Record<string, string>;
+  twitter: Record<string, string>;
+  json_ld: unknown[];
+  icons: { url: string; rel: string; sizes: string | null; type: string | null }[];
+  feeds: { url: string; type: string; title: string | null }[];
+  final_url: string;
+  fonts: string[];
+  truncated: boolean;
+}
+
+/** The head's metadata: Open Graph and Twitter properties (URLs absolute), JSON-LD blocks parsed, icons, feeds, fonts in use. */
+export function metadataInPage({ maxJsonLdChars }: { maxJsonLdChars: number }): PageMetadataInPage {
+  const absolute = (value: string): string => {
+    try {
+      return new URL(value, document.baseURI).href;
+    } catch {
+      return value;
+    }
+  };
+  // Properties holding an address: `og:image`, `og:image:secure_url`, `twitter:image:src`, `og:url`...
+  const isAddress = (name: string): boolean => /(^|:)(url|secure_url|image|video|audio|src|player)$/.test(name);
+  const properties = (prefix: string): Record<string, string> => {
+    const found: Record<string, string> = {};
+    for (const meta of document.querySelectorAll<HTMLMetaElement>('meta[property], meta[name]')) {
+      const key = (meta.getAttribute('property') ?? meta.getAttribute('name') ?? '').trim().toLowerCase();
+      if (!key.startsWith(prefix) || meta.content === '') continue;
+      const name = key.slice(prefix.length);
+      // The first of a repeated property is the main one (og:image before its alternatives).
+      if (!(name in found)) found[name] = isAddress(name) ? absolute(meta.content) : meta.content;
+    }
+    return found;
+  };
+  let jsonLdChars = 0;
+  let truncated = false;
+  const jsonLd: unknown[] = [];
+  for (const script of document.querySelectorAll('script[type="application/ld+json"]')) {
+    const text = script.textContent ?? '';
+    if (jsonLdChars + text.length > maxJsonLdChars) {
+      truncated = true;
+      break;
+    }
+    jsonLdChars += text.length;
+    try {
+      jsonLd.push(JSON.parse(text));
+    } catch {
+      // A block the page got wrong is no block: crawlers skip it too.
+    }
+  }
+  const links = [...document.querySelectorAll<HTMLLinkElement>('link[rel][href]')];
+  const rels = (link: HTMLLinkElement): string[] => link.rel.toLowerCase().split(/\s+/);
+  const feedTypes = ['application/rss+xml', 'application/atom+xml', 'application/feed+json', 'application/json'];
+  const fonts = new Set<string>();
+  for (const face of document.fonts) if (face.status === 'loaded') fonts.add(face.family.replace(/^["']|["']$/g, ''));
+  return {
+    title: document.title,
+    description: document.querySelector<HTMLMetaElement>('meta[name="description" i]')?.content ?? null,
+    canonical: links.find((link) => rels(link).includes('canonical'))?.href ?? null,
+    lang: document.documentElement.lang || null,
+    open_graph: properties('og:'),
+    twitter: properties('twitter:'),
+    json_ld: jsonLd,
+    icons: links
+      .filter((link) => rels(link).some((rel) => rel === 'icon' || rel === 'apple-touch-icon' || rel === 'apple-touch-icon-precomposed' || rel === 'mask-icon'))
+      .slice(0, 100)
+      .map((link) => ({ url: link.href, rel: link.rel, sizes: link.getAttribute('sizes'), type: link.getAttribute('type') })),
+    feeds: links
+      .filter((link) => rels(link).includes('alternate') && feedTypes.includes((link.type || '').toLowerCase()))
+      .slice(0, 100)
+      .map((link) => ({ url: link.href, type: link.type, title: link.getAttribute('title') })),
+    final_url: location.href,
+    fonts: [...fonts].slice(0, 200),
+    truncated,
+  };
+}
+
+export interface ScrapeRule {
+  selector: string;
+  attributes?: string[];
+}
+
+export interface ScrapedElement {
+  text: string;
+  html: string;
+  attributes: Record<string, string>;
+  box: { x: number; y: number; width: number; height: number };
+}
+
+/** Each rule's elements: text, inner HTML, attributes (those named, or all) and box in page coordinates. */
+export function scrapeInPage({ rules, maxElements, maxChars }: { rules: ScrapeRule[]; maxElements: number; maxChars: number }): { results: { selector: string; elements: ScrapedElement[] }[]; truncated: boolean } | { invalidSelector: number } {
+  let truncated = false;
+  const clip = (text: string): string => {
+    if (text.length <= maxChars) return text;
+    truncated = true;
+    return text.slice(0, maxChars);
+  };
+  const results: { selector: string; elements: ScrapedElement[] }[] = [];
+  for (const [index, { selector, attributes }] of rules.entries()) {
+    let matched: Element[];
+    try {
+      matched = [...document.querySelectorAll(selector)];
+    } catch {
+      return { invalidSelector: index };
+    }
+    if (matched.length > maxElements) truncated = true;
+    const elements = matched.slice(0, maxElements).map((element) => {
+      const rect = element.getBoundingClientRect();
+      const names = attributes ?? element.getAttributeNames();
+      const values: Record<string, string> = {};
+      for (const name of names) {
+        const value = element.getAttribute(name);
+        if (value !== null) values[name] = clip(value);
+      }
+      const text = element instanceof HTMLElement ? element.innerText : (element.textContent ?? '');
+      return { text: clip(text.trim()), html: clip(element.innerHTML), attributes: values, box: { x: rect.x + scrollX, y: rect.y + scrollY, width: rect.width, height: rect.height } };
+    });
+    results.push({ selector, elements });
+  }
+  return { results, truncated };
+}

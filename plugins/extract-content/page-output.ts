@@ -1,0 +1,109 @@
+import type { Page } from 'playwright-core';
+import { captureErrors } from '../../src/core/errors/factories.js';
+import type { ContentFormat } from '../../src/core/schema/formats.js';
+import { contentInPage, type ContentRequest } from './content-in-page.js';
+import { linksInPage, metadataInPage, scrapeInPage, type ScrapeRule } from './extract-in-page.js';
+import { pageLibraries } from './page-libraries.js';
+
+/**
+ * Bounds of every output, so no page can make one blow up the service's memory: longer text is
+ * cut and flagged `truncated` (a JSON field; a text output's capture reports it in `incomplete`).
+ */
+export const OUTPUT_LIMITS = {
+  /** Characters of Markdown, HTML, text or an ARIA snapshot. */
+  maxChars: 5_000_000,
+  /** Links of `format=links`. */
+  maxLinks: 10_000,
+  /** Characters of one link's text. */
+  maxLinkText: 500,
+  /** Characters of all JSON-LD blocks together. */
+  maxJsonLdChars: 1_000_000,
+  /** Elements of one scrape selector. */
+  maxScrapeElements: 1_000,
+  /** Characters of one scraped element's text, HTML or attribute. */
+  maxScrapeChars: 100_000,
+} as const;
+
+export interface PageOutputOptions {
+  /** `markdown` and `html`: the main content (a reader view's) or the whole body. @default 'main' */
+  content?: 'main' | 'full';
+  /** `links`: only links inside the elements this CSS selector matches. */
+  linksSelector?: string;
+  /** `aria`: the snapshot of the first element this CSS selector matches. @default the body */
+  selector?: string;
+  /** `scrape`: the selectors whose elements are read. */
+  scrape?: ScrapeRule[];
+  /** `metadata`: the main document's answer (its headers are given with cookies redacted). */
+  response?: { status: number; headers?: Record<string, string> } | null;
+  /** Longest the ARIA snapshot may take, in ms. @default 30000 */
+  timeoutMs?: number;
+}
+
+export interface PageOutput {
+  /** The output, as served: UTF-8 text or JSON. */
+  data: Buffer;
+  /** Cut at one of `OUTPUT_LIMITS`. */
+  truncated: boolean;
+}
+
+const REDACTED_HEADERS = new Set(['set-cookie', 'cookie', 'authorization', 'proxy-authorization']);
+
+/**
+ * One output of a settled page: its Markdown, HTML, text, links, metadata, ARIA snapshot or the
+ * elements of a scrape. The reading runs in the page (the renderer's CPU, not the service's), and
+ * every answer is capped there. Used by the capture's stages and by anything holding a page.
+ */
+export async function pageOutput(page: Page, format: ContentFormat, options: PageOutputOptions = {}): Promise<PageOutput> {
+  switch (format) {
+    case 'markdown':
+    case 'html':
+    case 'text': {
+      const request: ContentRequest = { format, content: options.content ?? 'main', maxChars: OUTPUT_LIMITS.maxChars };
+      // Text needs no library; Markdown and HTML load theirs in the page on each call (a fresh page has none).
+      const libraries = format === 'text' || (format === 'html' && request.content === 'full') ? 'null' : pageLibraries();
+      const { text, truncated } = (await page.evaluate(`(${contentInPage.toString()})(${JSON.stringify(request)}, ${libraries})`)) as { text: string; truncated: boolean };
+      return { data: Buffer.from(text), truncated };
+    }
+    case 'links': {
+      const answer = await page.evaluate(linksInPage, { selector: options.linksSelector, max: OUTPUT_LIMITS.maxLinks, maxText: OUTPUT_LIMITS.maxLinkText });
+      if ('invalidSelector' in answer) throw invalidSelector('links_selector', options.linksSelector);
+      return json({ links: answer.links, ...(answer.truncated ? { truncated: true } : {}) }, answer.truncated);
+    }
+    case 'metadata': {
+      const { truncated, final_url, ...read } = await page.evaluate(metadataInPage, { maxJsonLdChars: OUTPUT_LIMITS.maxJsonLdChars });
+      const headers = options.response?.headers && Object.fromEntries(Object.entries(options.response.headers).map(([name, value]) => [name, REDACTED_HEADERS.has(name.toLowerCase()) ? '[redacted]' : value]));
+      return json({ ...read, status: options.response?.status ?? null, final_url, headers: headers ?? null, ...(truncated ? { truncated: true } : {}) }, truncated);
+    }
+    case 'aria':
+      return ariaSnapshot(page, options);
+    case 'scrape': {
+      const rules = options.scrape ?? [];
+      const answer = await page.evaluate(scrapeInPage, { rules, maxElements: OUTPUT_LIMITS.maxScrapeElements, maxChars: OUTPUT_LIMITS.maxScrapeChars });
+      if ('invalidSelector' in answer) throw invalidSelector(`scrape[${answer.invalidSelector}].selector`, rules[answer.invalidSelector]?.selector);
+      return json({ results: answer.results, ...(answer.truncated ? { truncated: true } : {}) }, answer.truncated);
+    }
+  }
+}
+
+/** Playwright's ARIA snapshot (the YAML Playwright MCP gives agents) of the body or of `selector`'s first element. */
+async function ariaSnapshot(page: Page, { selector, timeoutMs = 30_000 }: PageOutputOptions): Promise<PageOutput> {
+  const target = page.locator(selector ?? 'body').first();
+  let found: number;
+  try {
+    found = await page.locator(selector ?? 'body').count();
+  } catch {
+    throw invalidSelector('selector', selector);
+  }
+  if (found === 0) throw captureErrors.elementNotFound('selector', selector ?? 'body');
+  const yaml = await target.ariaSnapshot({ timeout: timeoutMs });
+  const truncated = yaml.length > OUTPUT_LIMITS.maxChars;
+  return { data: Buffer.from(truncated ? yaml.slice(0, OUTPUT_LIMITS.maxChars) : yaml), truncated };
+}
+
+function json(value: unknown, truncated: boolean): PageOutput {
+  return { data: Buffer.from(JSON.stringify(value)), truncated };
+}
+
+function invalidSelector(param: string, selector: string | undefined): Error {
+  return captureErrors.invalidParameter(param, `Invalid parameter '${param}': ${JSON.stringify(selector)} is not a valid CSS selector`, 'a CSS selector');
+}
