@@ -13,7 +13,7 @@ const ofLang = (...langs: string[]): CodeBlock[] => blocks.filter((block) => lan
 const TYPED = ofLang('ts', 'js');
 const SHELL = ofLang('sh');
 /** Languages and who checks them: here, or test/docs/snippets-run.test.ts (sh and js run there). */
-const CHECKED = ['ts', 'js', 'sh', 'python', 'http', 'text'];
+const CHECKED = ['ts', 'js', 'sh', 'python', 'http', 'text', 'json'];
 
 /**
  * Inside the repository, so that `capture-engine` resolves to the package itself, as in an
@@ -48,6 +48,11 @@ describe('the code blocks of the README and the docs', () => {
     for (const block of marked) expect(block.notRun, block.where).toMatch(/\w{3,}.*\w{3,}/);
     expect(marked.every((block) => ['sh', 'js'].includes(block.lang))).toBe(true);
     expect(marked.length).toBeLessThan(blocks.length / 4);
+  });
+
+  // What each means is checked where it is used: docs/mcp.md's client configurations by test/mcp.
+  it.each(ofLang('json').map((block) => [block.where, block]))('%s (json) is valid JSON', (_, block) => {
+    expect(() => JSON.parse(block.code)).not.toThrow();
   });
 
   it.each(SHELL.map((block) => [block.where, block]))('%s (sh) is valid bash', (_, block) => {

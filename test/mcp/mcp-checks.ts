@@ -5,6 +5,27 @@ import sharp from 'sharp';
 import { decode, near } from '../helpers/pixels.js';
 import type { Handler } from '../helpers/fixture-server.js';
 import { html } from '../helpers/fixture-server.js';
+import { codeBlocks } from '../helpers/docs-pages.js';
+
+interface ClientConfig {
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  type?: string;
+  url?: string;
+  headers?: Record<string, string>;
+}
+
+/** The server configurations docs/mcp.md gives a client to paste, stdio's and HTTP's: the tests connect as they say. */
+export function documentedConfigs(): { stdio: ClientConfig; http: ClientConfig } {
+  const servers = codeBlocks('docs/mcp.md')
+    .filter((block) => block.lang === 'json')
+    .map((block) => (JSON.parse(block.code) as { mcpServers: Record<string, ClientConfig> }).mcpServers['capture-engine']);
+  const stdio = servers.find((server) => server?.command !== undefined);
+  const http = servers.find((server) => server?.url !== undefined);
+  expect(stdio && http).toBeDefined();
+  return { stdio: stdio as ClientConfig, http: http as ClientConfig };
+}
 
 /** Red on the left half, blue on the right: a downscaled image must keep both, in place. */
 export const MCP_FIXTURES: Record<string, Handler> = {

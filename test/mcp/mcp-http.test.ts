@@ -7,7 +7,7 @@ import { ADAPTERS, startApp, type RunningApp } from '../helpers/adapters.js';
 import { createTestEngine } from '../helpers/engine.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { closedPort } from '../helpers/ports.js';
-import { MCP_FIXTURES, expectCaptureTools, expectScreenshot, refusal } from './mcp-checks.js';
+import { MCP_FIXTURES, documentedConfigs, expectCaptureTools, expectScreenshot, refusal } from './mcp-checks.js';
 
 // Issue 52: the HTTP service's MCP route, `{base}/v1/mcp`, driven by the SDK's own client on every adapter.
 const PRO = 'mcp-pro-key-0123456789abcdefghijklmnopqrstuv';
@@ -28,10 +28,13 @@ afterAll(async () => {
   await fixtures?.close();
 });
 
+/** As docs/mcp.md configures a client: its URL's path on this app, its header with this key. */
 async function connect(origin: string, key: string | undefined): Promise<Client> {
+  const { type, url = '', headers: documented = {} } = documentedConfigs().http;
+  expect([type, Object.keys(documented)]).toEqual(['http', ['X-API-Key']]);
   const headers: Record<string, string> = key === undefined ? {} : { 'X-API-Key': key };
   const client = new Client({ name: 'mcp-http-test', version: '1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${origin}/api/v1/mcp`), { requestInit: { headers } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(new URL(url).pathname, origin), { requestInit: { headers } }));
   return client;
 }
 
@@ -63,7 +66,7 @@ describe.each(ADAPTERS)('MCP over Streamable HTTP on %s', (adapter) => {
   });
 
   it('refuses a request without a key: 401 MISSING_API_KEY, and the client cannot connect', async () => {
-    const raw = await fetch(`${app.origin}/api/v1/mcp`, {
+    const raw = await fetch(new URL(new URL(documentedConfigs().http.url ?? '').pathname, app.origin), {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),

@@ -9,7 +9,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { BUILT_CLI } from '../helpers/built-service.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { closedPort } from '../helpers/ports.js';
-import { MCP_FIXTURES, expectCaptureTools, expectScreenshot, refusal } from './mcp-checks.js';
+import { MCP_FIXTURES, documentedConfigs, expectCaptureTools, expectScreenshot, refusal } from './mcp-checks.js';
 
 // Issue 52: `capture-engine mcp`, the built CLI, driven by the SDK's own client over stdio.
 let fixtures: FixtureServer;
@@ -20,11 +20,14 @@ beforeAll(async () => {
   fixtures = await startFixtureServer(MCP_FIXTURES);
   storageDir = mkdtempSync(path.join(inject('testTempRoot'), 'mcp-stdio-'));
   const { port } = new URL(fixtures.origin);
+  // As docs/mcp.md configures a client: `npx capture-engine mcp`, here the built CLI, with the
+  // documented variable allowing the fixtures' port instead of 8080 (every other private address refused).
+  const { command, args = [], env = {} } = documentedConfigs().stdio;
+  expect([command, args[0], Object.keys(env)]).toEqual(['npx', 'capture-engine', ['CAPTURE_ALLOW_ADDRESSES']]);
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BUILT_CLI, 'mcp', '--storage-dir', storageDir],
-    // The fixtures' port only, as an operator allows one intranet service: every other private address stays refused.
-    env: { ...(process.env as Record<string, string>), CAPTURE_ALLOW_ADDRESSES: `127.0.0.1:${port}`, CAPTURE_ALLOW_PRIVATE_NETWORKS: 'false' },
+    args: [BUILT_CLI, ...args.slice(1), '--storage-dir', storageDir],
+    env: { ...(process.env as Record<string, string>), CAPTURE_ALLOW_PRIVATE_NETWORKS: 'false', CAPTURE_ALLOW_ADDRESSES: `127.0.0.1:${port}` },
     stderr: 'pipe',
   });
   client = new Client({ name: 'mcp-stdio-test', version: '1' });
