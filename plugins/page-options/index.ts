@@ -1,4 +1,5 @@
 import type { CaptureContext, CapturePlugin } from '../../src/core/plugin-api.js';
+import { mediaFeaturesStage } from './media-features.js';
 
 /**
  * How the page is emulated, set on the capture's own page before it navigates: device scale
@@ -25,6 +26,7 @@ export function pageOptions(): CapturePlugin {
           params.timezone !== undefined,
         run: emulate,
       },
+      mediaFeaturesStage,
       {
         // Set again once the page is there: the navigation to the target can drop the media type
         // set on the blank page (measured: print media was gone after a goto), while the colour

@@ -8,6 +8,7 @@ import { ACTION_PROPERTIES } from './action-params.js';
 import { PDF_OPTION_PROPERTIES } from './pdf-params.js';
 import { DOCUMENT_PROPERTIES } from './document-params.js';
 import { READINESS_PROPERTIES } from './readiness-params.js';
+import { MEDIA_FEATURE_PROPERTIES } from './media-feature-params.js';
 import { SHOT_PROPERTIES } from './shot-params.js';
 import { OUTPUT_PROPERTIES } from './output-params.js';
 import { DEFAULTS } from '../defaults.js';
@@ -72,6 +73,7 @@ export const CaptureParamsSchema = Type.Object(
     delay: Type.Integer({ minimum: 0, maximum: 60000, default: 0, description: 'Extra wait in ms after the page is ready and cleaned.' }),
     ...READINESS_PROPERTIES,
     ...PAGE_OPTION_PROPERTIES,
+    ...MEDIA_FEATURE_PROPERTIES,
     ...ACTION_PROPERTIES,
     pdf_paper: Type.Enum([...PDF_PAPERS], { default: 'A4', description: 'Paper size of a pdf.' }),
     pdf_landscape: Type.Boolean({ default: false, description: 'Print a pdf in landscape orientation.' }),
