@@ -55,6 +55,7 @@ export async function serviceSetup(
     healthRoutes: true,
     // A standalone service owns its root: the playground is its front page unless turned off.
     playground: env.CAPTURE_PLAYGROUND === 'false' ? false : 'root',
+    strictParams: env.CAPTURE_STRICT_PARAMS === 'true',
     readiness,
     log,
     uploadLimits: { fileBytes: positiveIntegerEnv('CAPTURE_UPLOAD_FILE_BYTES', env), totalBytes: positiveIntegerEnv('CAPTURE_UPLOAD_TOTAL_BYTES', env), files: positiveIntegerEnv('CAPTURE_UPLOAD_FILES', env) },

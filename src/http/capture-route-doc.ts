@@ -1,6 +1,6 @@
 import { FORMATS } from '../core/schema/formats.js';
 import { ERROR_CATALOGUE } from '../core/errors/catalogue.js';
-import { IDEMPOTENCY_HEADER, LIMIT_HEADERS, type OpenApiParts, type OpenApiPiece } from './openapi-parts.js';
+import { IDEMPOTENCY_HEADER, LIMIT_HEADERS, STRICT_PARAMETER, WARNING_HEADER, type OpenApiParts, type OpenApiPiece } from './openapi-parts.js';
 
 /** What a capture's JSON answer and an async capture's status say about how it went, when asked. */
 export function captureReports(filesPrefix: string): Record<string, object> {
@@ -44,6 +44,7 @@ export const CAPTURE_FILE_ANSWER = {
   description: 'The capture: the file itself (`response_type=image`) or its description (`response_type=json`).',
   headers: {
     ...LIMIT_HEADERS,
+    ...WARNING_HEADER,
     ...CACHE_HEADERS,
     'X-Capture-Id': { schema: { type: 'string' } },
     'Server-Timing': {
@@ -98,7 +99,7 @@ export function captureRouteDoc({ routes, relative, queryParameters, paramsSchem
       },
     },
     schemas: {
-      CaptureParams: { ...paramsSchema, properties: { ...(paramsSchema.properties as object), api_key: { type: 'string' } } },
+      CaptureParams: { ...paramsSchema, properties: { ...(paramsSchema.properties as object), api_key: { type: 'string' }, strict: { type: 'boolean', description: STRICT_PARAMETER.description } } },
       CaptureResult: {
         type: 'object',
         required: ['url', 'size', 'format', 'status', 'id'],
@@ -109,6 +110,7 @@ export function captureRouteDoc({ routes, relative, queryParameters, paramsSchem
           status: { const: 'completed' },
           id: { type: 'string' },
           clipped_from: { type: 'integer', description: 'Height of the page in px when the full-page image was cut shorter' },
+          warnings: { type: 'array', items: { type: 'string' }, description: 'What the `Capture-Warning` header says, one entry per unknown parameter name' },
           ...captureReports(routes.filesPrefix),
         },
       },

@@ -14,12 +14,13 @@ import type { ResolvedHttpOptions } from './http-options.js';
 import type { RouteAnswer } from './http-observer.js';
 import { isMultipart, readBodyParams, type ParamBag } from './request-body.js';
 import { readMultipartParams, type UploadedFiles } from './multipart-body.js';
-import { captureResponse, errorResponse } from './responses.js';
+import { captureResponse, errorResponse, withWarnings } from './responses.js';
 import { asyncCapturesFor, enqueueCapture, withUploadsInline } from './async-capture-routes.js';
 import { answerFromCache, claimMs } from './cache/cached-capture.js';
 import { answerIdempotently, idempotencyKeyOf } from './idempotency/idempotent-answer.js';
 import { cacheHeader } from './cache/cached-response.js';
 import { serverTiming } from './server-timing.js';
+import { isStrict, refuseUnknown, unknownParams, unknownWarnings, warningHeader, type UnknownParams } from './unknown-params.js';
 
 /** `GET|POST {base}/v1/capture`: the caller by key, from the headers, the query or the body. */
 export async function handleCapture(
@@ -84,8 +85,10 @@ async function handleUpload(engine: CaptureEngine, options: ResolvedHttpOptions,
 export async function answerCapture(engine: CaptureEngine, options: ResolvedHttpOptions, ask: CaptureAsk, captureOptions: CaptureOptions): Promise<RouteAnswer> {
   const started = performance.now();
   let phases: PhaseTimings | undefined;
-  const answer = await answerTimedCapture(engine, options, ask, captureOptions, (timings) => void (phases = timings));
+  const unknown = unknownParams(ask.params);
+  const answer = await answerTimedCapture(engine, options, ask, captureOptions, unknown, (timings) => void (phases = timings));
   answer.response.headers['Server-Timing'] = serverTiming({ phases, cache: answer.cache && cacheHeader(answer.cache), totalMs: performance.now() - started });
+  if (unknown) answer.response = withWarnings(answer.response, unknownWarnings(unknown));
   return answer;
 }
 
@@ -94,6 +97,7 @@ async function answerTimedCapture(
   options: ResolvedHttpOptions,
   ask: CaptureAsk,
   captureOptions: CaptureOptions,
+  unknown: UnknownParams | undefined,
   ran: (timings: PhaseTimings | undefined) => void,
 ): Promise<RouteAnswer> {
   const { caller } = ask;
@@ -101,12 +105,15 @@ async function answerTimedCapture(
   const { policy } = options;
   if (caller.kind === 'account') answer.keyId = caller.record.id;
   const headers = ask.counted?.headers ?? {};
+  // On every answer, errors too: a misspelt name often is why a request failed (`ulr=`).
+  if (unknown) headers['Capture-Warning'] = warningHeader(unknown);
   const rate = ask.counted?.rate ?? (await countRequest(options, caller, ask.request, headers, ask.link));
 
   try {
     if (!rate.allowed) throw rateLimitExceeded(rate);
     if (ask.bodyError) throw ask.bodyError;
     if (caller.kind === 'anonymous') throw caller.refusal;
+    if (isStrict(ask.params, options.strictParams) && unknown) refuseUnknown(unknown);
     const account = caller.record;
     const parsed = options.parseParams(ask, account);
     ask.check?.(parsed);

@@ -31,6 +31,12 @@ export interface CaptureHttpOptions {
   basePath?: string;
   /** Largest POST body in bytes (JSON and forms; uploads have `uploadLimits`). @default 65536 */
   bodyLimit?: number;
+  /**
+   * Refuse a capture request with a name that is no capture parameter (`400 INVALID_PARAMETER` naming
+   * it), as `strict=true` does for one request; a request's `strict=false` still reads leniently.
+   * Either way, unknown names are answered with a `Capture-Warning` header. @default false
+   */
+  strictParams?: boolean;
   /** Largest `POST {basePath}/v1/bulk` body in bytes: a batch of 1,000 items needs more than one capture. @default 4 MiB */
   bulkBodyLimit?: number;
   /** Limits of `multipart/form-data` uploads (documents and their assets). @default { fileBytes: 10 MiB, totalBytes: 50 MiB, files: 100 } */
@@ -108,6 +114,7 @@ export const HTTP_DEFAULTS = Object.freeze({ bodyLimit: 64 * 1024, bulkBodyLimit
 export interface ResolvedHttpOptions {
   routes: RouteTable;
   bodyLimit: number;
+  strictParams: boolean;
   bulkBodyLimit: number;
   uploadLimits: UploadLimits;
   keyStore: KeyStore;
@@ -136,6 +143,7 @@ export function resolveHttpOptions(options: CaptureHttpOptions, engine: { storag
   return {
     routes: routeTable(options.basePath ?? DEFAULT_BASE_PATH, { health: options.healthRoutes, playground: options.playground }),
     bodyLimit: positive(options.bodyLimit ?? HTTP_DEFAULTS.bodyLimit, 'bodyLimit'),
+    strictParams: yesNo(options.strictParams ?? false, 'strictParams'),
     bulkBodyLimit: positive(options.bulkBodyLimit ?? HTTP_DEFAULTS.bulkBodyLimit, 'bulkBodyLimit'),
     uploadLimits: {
       fileBytes: positive(options.uploadLimits?.fileBytes ?? UPLOAD_DEFAULTS.fileBytes, 'uploadLimits.fileBytes'),
@@ -162,3 +170,8 @@ export function resolveHttpOptions(options: CaptureHttpOptions, engine: { storag
   };
 }
 
+
+function yesNo(value: unknown, name: string): boolean {
+  if (typeof value !== 'boolean') throw new TypeError(`Option '${name}' must be true or false, not ${JSON.stringify(value)}`);
+  return value;
+}

@@ -32,6 +32,20 @@ export const LIMIT_HEADERS = {
   'X-Quota-Remaining': { description: 'Captures left this month (requests with a valid key)', schema: { type: 'integer' } },
 };
 
+/** `strict`: names that are no capture parameter refused instead of warned about. */
+export const STRICT_PARAMETER = {
+  name: 'strict',
+  in: 'query',
+  required: false,
+  description: 'true: a name that is no capture parameter is 400 INVALID_PARAMETER naming it, instead of a `Capture-Warning` (the service default is its `strictParams`)',
+  schema: { type: 'boolean' },
+};
+
+/** What a request's unknown parameter names are answered with, whatever the status. */
+export const WARNING_HEADER = {
+  'Capture-Warning': { description: 'The names of the request that are no capture parameter (ignored), each with the known name closest to it: `unknown parameter "viewport_widht" ignored (did you mean "viewport_width"?)`', schema: { type: 'string' } },
+};
+
 /** `Idempotency-Key` on a POST that captures or queues. */
 export const IDEMPOTENCY_HEADER = {
   name: 'Idempotency-Key',
@@ -55,6 +69,7 @@ export function openApiParts(routes: RouteTable): OpenApiParts {
       schema: withoutDescription(schema),
     })),
     { name: 'api_key', in: 'query', required: false, description: 'API key (alternative to X-API-Key)', schema: { type: 'string' } },
+    STRICT_PARAMETER,
   ];
   const errorResponses = Object.fromEntries(
     [...new Set(Object.values(ERROR_CATALOGUE).map((entry) => entry.status))].map((status) => {

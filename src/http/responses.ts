@@ -20,6 +20,21 @@ export function errorResponse(error: unknown, headers: Record<string, string>, l
   return { ...json(failure.status, Object.assign(headers, failure.headers), failure.toJSON()), code: failure.code };
 }
 
+/** A JSON answer (errors too) with `warnings` added; any other answer as it is. */
+export function withWarnings(response: HttpResponse, warnings: string[]): HttpResponse {
+  if (typeof response.body !== 'string' || !response.headers['Content-Type']?.startsWith('application/json')) return response;
+  let body: unknown;
+  try {
+    body = JSON.parse(response.body);
+  } catch {
+    return response;
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return response;
+  const text = JSON.stringify({ ...body, warnings });
+  response.headers['Content-Length'] = String(Buffer.byteLength(text));
+  return { ...response, body: text };
+}
+
 /** The `response_type=json` answer: where a stored capture is served, and what it is. */
 export function storedCaptureJson(headers: Record<string, string>, capture: CaptureReport & { url?: string; size: number; format: string; id: string; clippedFrom?: number; page?: unknown }): HttpResponse {
   const clipped = capture.clippedFrom === undefined ? {} : { clipped_from: capture.clippedFrom };
