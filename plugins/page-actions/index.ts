@@ -4,6 +4,8 @@ import { allowedFor } from '../../src/core/schema/capture-params.js';
 import { elementGraceMs, visible } from '../shared/visible-element.js';
 import { pageWait } from '../../src/core/page/page-wait.js';
 import { reasonOf, runActions, runCallerScript } from '../shared/run-actions.js';
+import { evaluateInPage } from '../shared/evaluate-in-page.js';
+import { disableAnimations } from './disable-animations.js';
 
 /**
  * What the caller asks done to the page once it is ready, before blocking leftovers are hidden and
@@ -80,20 +82,11 @@ export function pageActions(): CapturePlugin {
         },
       },
       {
-        // Playwright's `animations: "disabled"`: a finite animation jumps to its end, an infinite
-        // one goes back to where it started (the page as it is without it).
         name: 'finish-animations',
         phase: 'settle',
         leavesContextState: false,
         when: (params) => params.reduced_motion,
-        run: async ({ page }) =>
-          page.evaluate(() => {
-            for (const animation of document.getAnimations()) {
-              const end = animation.effect?.getComputedTiming().endTime;
-              if (typeof end === 'number' && Number.isFinite(end)) animation.finish();
-              else animation.cancel();
-            }
-          }),
+        run: ({ cdp }) => evaluateInPage(cdp, disableAnimations, undefined),
       },
     ],
   };

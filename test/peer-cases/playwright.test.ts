@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CaptureEngine, CaptureInput } from '../../src/index.js';
+import { createTestEngine } from '../helpers/engine.js';
+import { html, startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { decode, near } from '../helpers/pixels.js';
+
+/**
+ * Playwright's own screenshot tests (tests/page/page-screenshot.spec.ts, tests/library/screenshot.spec.ts,
+ * tests/page/elementhandle-screenshot.spec.ts at microsoft/playwright), translated to our parameters:
+ * what someone moving from `page.screenshot()` expects (issue 51). Each test is named after its case.
+ */
+const RED = '#ff0000';
+const GREEN = '#00ff00';
+const BLUE = '#0000ff';
+
+let fixtures: FixtureServer;
+let engine: CaptureEngine;
+beforeAll(async () => {
+  fixtures = await startFixtureServer({
+    // rotate-z-shadow-dom.html's case: an infinite animation inside a shadow root, on green; from red to blue, 1 s in.
+    '/shadow-animation': (_req, res) =>
+      html(
+        res,
+        `<body><div id="host"></div><script>
+          const shadow = host.attachShadow({ mode: 'open' });
+          shadow.innerHTML = '<style>@keyframes spin { from { background: ${RED} } to { background: ${BLUE} } } div { height: 100vh; background: ${GREEN}; animation: spin 2s linear -1s infinite }</style><div></div>';
+        </script></body>`,
+      ),
+    // rotate-z.html with its animation paused by the page (playbackRate 0) halfway from red to blue.
+    '/paused-animation': (_req, res) =>
+      html(
+        res,
+        `<style>@keyframes fade { from { background: ${RED} } to { background: ${BLUE} } } body { height: 100vh; background: ${GREEN}; animation: fade 1s linear infinite }</style><body><script>
+          const animation = document.getAnimations()[0];
+          animation.updatePlaybackRate(0);
+          animation.ready.then(() => { animation.currentTime = 500; });
+        </script></body>`,
+      ),
+  });
+  engine = await createTestEngine({ timeoutMs: 10_000 });
+});
+afterAll(async () => {
+  await engine?.close();
+  await fixtures?.close();
+});
+
+const shot = (path: string, params: Omit<CaptureInput, 'url'> = {}) => engine.capture({ url: fixtures.url(path), viewport_width: 200, viewport_height: 100, ...params });
+const colourAt = async (path: string, params: Omit<CaptureInput, 'url'> = {}, x = 100, y = 50) => (await decode((await shot(path, params)).data as Buffer)).at(x, y);
+
+describe('Playwright: page screenshot animations (reduced_motion as animations: "disabled")', () => {
+  it('playwright: should not capture css animations in shadow DOM', async () => {
+    expect(near(await colourAt('/shadow-animation'), GREEN)).toBe(false);
+    expect(near(await colourAt('/shadow-animation', { reduced_motion: true }), GREEN)).toBe(true);
+  });
+
+  it('playwright: should not change animation with playbackRate equal to 0', async () => {
+    // Halfway from red to blue, as the page left it, with or without reduced_motion.
+    expect(near(await colourAt('/paused-animation'), '#800080', 16)).toBe(true);
+    expect(near(await colourAt('/paused-animation', { reduced_motion: true }), '#800080', 16)).toBe(true);
+  });
+});
