@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { CaptureParamsSchema, PARAM_NAMES, allowedFor, type CaptureParams } from '../core/schema/capture-params.js';
+import { closestName } from '../core/schema/closest-name.js';
 import { InputError, UsageError } from './exit-codes.js';
 
 export const USAGE = `capture-engine shot <url> -o <file> [--<parameter> <value> ...]
@@ -72,9 +73,16 @@ export async function readFlags(args: string[]): Promise<{ own: Record<string, u
     if (OWN.has(name)) own[name] = value;
     else if (HTTP_ONLY.includes(param)) throw new UsageError(httpOnly(`--${name}`), USAGE);
     else if (PARAM_NAMES.includes(param)) params[param] = typeof value === 'string' ? await fromFile(param, value) : value;
-    else throw new UsageError(`unknown flag --${name} (capture-engine shot --help lists the parameters)`, USAGE);
+    else throw new UsageError(`unknown flag --${name}${flagSuggestion(name)} (capture-engine shot --help lists the parameters)`, USAGE);
   }
   return { own, params };
+}
+
+/** `--widht`: ` (did you mean --width?)`, among the parameters, their short forms and the command's own flags. */
+function flagSuggestion(name: string): string {
+  const flags = [...OWN, ...Object.keys(ALIASES), ...PARAM_NAMES.filter((param) => !HTTP_ONLY.includes(param)).map((param) => param.replaceAll('_', '-'))];
+  const suggestion = closestName(name, flags);
+  return suggestion === undefined ? '' : ` (did you mean --${suggestion}?)`;
 }
 
 function isYesNo(param: keyof CaptureParams): boolean {

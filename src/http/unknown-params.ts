@@ -1,5 +1,5 @@
-import { closest, distance } from 'fastest-levenshtein';
 import { PARAM_NAMES } from '../core/schema/capture-params.js';
+import { closestName } from '../core/schema/closest-name.js';
 import { captureErrors } from '../core/errors/factories.js';
 import type { ParamBag } from './request-body.js';
 
@@ -33,17 +33,9 @@ export function unknownParams(bag: ParamBag): UnknownParams | undefined {
   let count = 0;
   for (const name in bag) {
     if (KNOWN.has(name)) continue;
-    if (++count <= MOST_NAMED) named.push({ name, suggestion: closeTo(name) });
+    if (++count <= MOST_NAMED) named.push({ name, suggestion: closestName(name, CANDIDATES) });
   }
   return count === 0 ? undefined : { named, count };
-}
-
-/** The known name a misspelt one most likely meant: within a third of its length in edits, at least two. */
-function closeTo(name: string): string | undefined {
-  const lower = name.toLowerCase().replaceAll('-', '_');
-  if (KNOWN.has(lower)) return lower;
-  const nearest = closest(lower, CANDIDATES);
-  return distance(lower, nearest) <= Math.max(2, Math.floor(lower.length / 3)) ? nearest : undefined;
 }
 
 /** One warning per named unknown name, and one for the rest: `warnings` in a JSON answer. */

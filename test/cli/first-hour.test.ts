@@ -129,6 +129,7 @@ describe.skipIf(!isBuilt())('the exit status of capture-engine shot', () => {
       expect(usage.stderr).not.toContain('capture-engine: capture-engine');
       expect(usage.stderr).toContain('capture-engine shot <url> -o <file>');
     }
+    expect((await shot(['--widht', '300'])).stderr).toContain('unknown flag --widht (did you mean --width?)');
     const invalid = await shot([fixtures.url('/solid'), '-o', output, '--viewport-width', '5'], { CAPTURE_ALLOW_PRIVATE_NETWORKS: 'true' });
     expect(invalid.code).toBe(3);
     expect(invalid.stderr).toContain('INVALID_PARAMETER');
