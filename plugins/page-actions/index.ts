@@ -1,7 +1,7 @@
 import type { CaptureContext, CapturePlugin } from '../../src/core/plugin-api.js';
 import { captureErrors } from '../../src/core/errors/factories.js';
 import { allowedFor } from '../../src/core/schema/capture-params.js';
-import { elementGraceMs, visible } from '../shared/visible-element.js';
+import { ELEMENT_GRACE_MS, visible } from '../shared/visible-element.js';
 import { pageWait } from '../../src/core/page/page-wait.js';
 import { reasonOf, runActions, runCallerScript } from '../shared/run-actions.js';
 import { evaluateInPage } from '../shared/evaluate-in-page.js';
@@ -47,7 +47,7 @@ export function pageActions(): CapturePlugin {
         leavesContextState: false,
         when: (params) => params.scroll_into_view !== undefined,
         run: async (ctx) => {
-          const element = await visible(ctx, 'scroll_into_view', ctx.params.scroll_into_view as string, elementGraceMs(ctx.params));
+          const element = await visible(ctx, 'scroll_into_view', ctx.params.scroll_into_view as string, ELEMENT_GRACE_MS);
           await element.evaluate((node, offset) => {
             window.scrollTo({ top: node.getBoundingClientRect().top + window.scrollY - offset, left: 0, behavior: 'instant' });
           }, ctx.params.scroll_into_view_offset);

@@ -5,7 +5,7 @@ import type { CaptureContext, ImageArtifact } from '../../src/core/plugin-api.js
 import type { CaptureParams } from '../../src/core/schema/capture-params.js';
 import type { ImageFormat } from '../../src/core/schema/formats.js';
 import { shootUnlessBlank } from './blank-shot.js';
-import { elementGraceMs, visible } from '../shared/visible-element.js';
+import { ELEMENT_GRACE_MS, visible } from '../shared/visible-element.js';
 import { HOLD_RESIZE_KEY } from '../../src/core/page/resize-hold.js';
 
 type CdpFormat = 'png' | 'jpeg' | 'webp';
@@ -68,7 +68,7 @@ export async function region(ctx: CaptureContext): Promise<ImageArtifact> {
   const { params } = ctx;
   let rect: Rect;
   if (params.selector !== undefined) {
-    const element = await visible(ctx, 'selector', params.selector, elementGraceMs(params));
+    const element = await visible(ctx, 'selector', params.selector, ELEMENT_GRACE_MS);
     await element.scrollIntoViewIfNeeded({ timeout: Math.max(1, ctx.remaining()) });
     const elements = params.selector_all ? ctx.page.locator(params.selector) : element;
     rect = withPadding(

@@ -1,17 +1,15 @@
 import type { Locator } from 'playwright-core';
 import type { CaptureContext } from '../../src/core/plugin-api.js';
 import { captureErrors } from '../../src/core/errors/factories.js';
-import { allowedFor, type CaptureParams } from '../../src/core/schema/capture-params.js';
+import { allowedFor } from '../../src/core/schema/capture-params.js';
 
 /**
- * How long `selector` waits for its element once the page is ready, when the settle step is off:
- * an element that is not there by then answers 422 at once instead of holding a capture slot for
- * the whole budget. After the settle step the page is as finished as it gets, so it is looked for
- * once. `wait_for_selector` is the way to wait longer.
+ * How long `selector` and `scroll_into_view` wait for their element to be visible once the page is
+ * ready (settled or not): an element shown a few frames after load is found (Playwright's element
+ * screenshot waits for it too), and one that is not there by then answers 422 at once instead of
+ * holding a capture slot for the whole budget. `wait_for_selector` is the way to wait longer.
  */
-export function elementGraceMs(params: CaptureParams): number {
-  return params.settle ? 0 : 1_000;
-}
+export const ELEMENT_GRACE_MS = 1_000;
 
 /**
  * The first element matching `selector`, once visible; 422 when it is not within `waitMs` (or

@@ -36,6 +36,18 @@ beforeAll(async () => {
           animation.ready.then(() => { animation.currentTime = 500; });
         </script></body>`,
       ),
+    // The element of 'should wait for visible': hidden at load, shown 20 frames later (Playwright's rafraf(page, 10)).
+    '/shown-after-frames': (_req, res) =>
+      html(
+        res,
+        `<body style="background:#ffffff"><div id="box" style="visibility:hidden;margin:20px;width:50px;height:50px;background:${BLUE}"></div><script>
+          addEventListener('load', () => {
+            let frames = 20;
+            const tick = () => (--frames > 0 ? requestAnimationFrame(tick) : (box.style.visibility = 'visible'));
+            requestAnimationFrame(tick);
+          });
+        </script></body>`,
+      ),
   });
   engine = await createTestEngine({ timeoutMs: 10_000 });
 });
@@ -57,5 +69,13 @@ describe('Playwright: page screenshot animations (reduced_motion as animations: 
     // Halfway from red to blue, as the page left it, with or without reduced_motion.
     expect(near(await colourAt('/paused-animation'), '#800080', 16)).toBe(true);
     expect(near(await colourAt('/paused-animation', { reduced_motion: true }), '#800080', 16)).toBe(true);
+  });
+});
+
+describe('Playwright: element screenshot (selector)', () => {
+  it('playwright: should wait for visible', async () => {
+    const result = await shot('/shown-after-frames', { selector: '#box', wait_until: 'load' });
+    expect([result.width, result.height]).toEqual([50, 50]);
+    expect(near((await decode(result.data as Buffer)).at(25, 25), BLUE)).toBe(true);
   });
 });
