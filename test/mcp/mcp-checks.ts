@@ -37,7 +37,7 @@ export const MCP_FIXTURES: Record<string, Handler> = {
 export async function expectCaptureTools(client: Client): Promise<void> {
   const { tools } = await client.listTools();
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
-  expect([...byName.keys()]).toEqual(expect.arrayContaining(['screenshot', 'pdf', 'record']));
+  expect([...byName.keys()]).toEqual(['screenshot', 'pdf', 'record', 'markdown', 'links', 'metadata', 'aria_snapshot', 'scrape']);
   const screenshot = byName.get('screenshot')?.inputSchema.properties as Record<string, { description?: string; enum?: string[] }>;
   expect(screenshot.url?.description).toMatch(/http or https URL/);
   expect(screenshot.viewport_width?.description).toBe('Viewport width in px.');
@@ -70,6 +70,16 @@ export async function expectScreenshot(client: Client, url: string, readLinked: 
   expect(link?.mimeType).toBe('image/png');
   const full = await sharp(await readLinked(link?.type === 'resource_link' ? link.uri : '')).metadata();
   expect([full.width, full.height]).toEqual([2000, 1000]);
+}
+
+/** The article page as Markdown, inline, and a link to the stored file. */
+export async function expectMarkdown(client: Client, url: string): Promise<void> {
+  const result = (await client.callTool({ name: 'markdown', arguments: { url } })) as CallToolResult;
+  expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+  const [text, link] = result.content;
+  // The page's title leads, its own h1 under it (the markdown format's main-content reading).
+  expect(text?.type === 'text' ? text.text : '').toBe('# Tea\n\n## Green tea\n\nSteep it for **two** minutes.\n\n-   Sencha\n-   Matcha\n');
+  expect(link).toMatchObject({ type: 'resource_link', mimeType: expect.stringMatching(/^text\/markdown/) });
 }
 
 /** The catalogue's JSON error a refused tool call carries. */

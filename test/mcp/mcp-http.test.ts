@@ -7,7 +7,7 @@ import { ADAPTERS, startApp, type RunningApp } from '../helpers/adapters.js';
 import { createTestEngine } from '../helpers/engine.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { closedPort } from '../helpers/ports.js';
-import { MCP_FIXTURES, documentedConfigs, expectCaptureTools, expectScreenshot, refusal } from './mcp-checks.js';
+import { MCP_FIXTURES, documentedConfigs, expectCaptureTools, expectMarkdown, expectScreenshot, refusal } from './mcp-checks.js';
 
 // Issue 52: the HTTP service's MCP route, `{base}/v1/mcp`, driven by the SDK's own client on every adapter.
 const PRO = 'mcp-pro-key-0123456789abcdefghijklmnopqrstuv';
@@ -85,6 +85,10 @@ describe.each(ADAPTERS)('MCP over Streamable HTTP on %s', (adapter) => {
     } finally {
       await free.close();
     }
+  });
+
+  it('answers the markdown tool with the page as Markdown', async () => {
+    await expectMarkdown(pro, fixtures.url('/article'));
   });
 
   it('refuses a private address through the egress guard', async () => {

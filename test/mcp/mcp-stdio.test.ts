@@ -9,7 +9,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { BUILT_CLI } from '../helpers/built-service.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { closedPort } from '../helpers/ports.js';
-import { MCP_FIXTURES, documentedConfigs, expectCaptureTools, expectScreenshot, refusal } from './mcp-checks.js';
+import { MCP_FIXTURES, documentedConfigs, expectCaptureTools, expectMarkdown, expectScreenshot, refusal } from './mcp-checks.js';
 
 // Issue 52: `capture-engine mcp`, the built CLI, driven by the SDK's own client over stdio.
 let fixtures: FixtureServer;
@@ -50,6 +50,10 @@ describe('capture-engine mcp over stdio', () => {
       expect(path.dirname(path.dirname(file))).toBe(storageDir);
       return readFile(file);
     });
+  });
+
+  it('answers the markdown tool with the page as Markdown', async () => {
+    await expectMarkdown(client, fixtures.url('/article'));
   });
 
   it('refuses a private address the operator did not allow, with the catalogue code', async () => {

@@ -59,9 +59,9 @@ function inputSchemaOf(tool: Omit<CaptureTool, 'inputSchema'>): CaptureTool['inp
   return { type: 'object', properties, additionalProperties: false };
 }
 
-/** Every parameter the tool fixes, and the format it captures in by default. */
+/** Every parameter the tool fixes (a still capture unless it says otherwise), and the format it captures in by default. */
 export function decidedParams(tool: Omit<CaptureTool, 'inputSchema'>): Record<string, unknown> {
-  return { ...tool.fixed, format: tool.formats[0] as CaptureFormat, response_type: 'json' };
+  return { scenario: 'static', ...tool.fixed, format: tool.formats[0] as CaptureFormat, response_type: 'json' };
 }
 
 /** What the rules say when a parameter needs another one the sample left out. */
@@ -72,25 +72,30 @@ class MissingCompanion extends CaptureError {
 }
 
 /**
- * Whether the schema's own rules take `name` with what the tool decides: given a value other than
- * its default (with the parameters it needs, added as the rules ask for them), it is refused only
- * when a refusal names it with a parameter the tool decides (`fps` for a pdf, `clip_x` for a video).
+ * Whether the schema's own rules take `name` with what the tool decides. It is given a value other
+ * than its default, with the parameters the rules say it needs (`clip_y` needs `clip_x`, `image_fit`
+ * needs `image_width`), added as they ask for them; it does not apply when a refusal names one of
+ * those with a parameter the tool decides (`fps` for a pdf, `clip_y` for a video).
  */
 function applies(tool: Omit<CaptureTool, 'inputSchema'>, name: string): boolean {
   const decided = decidedParams(tool);
   const given = new Map<string, unknown>([...Object.entries(decided), [name, sampleOf(name)]]);
-  for (let companions = 0; companions < 4; companions++) {
+  const tried = new Set([name]);
+  for (let companions = 0; companions < 6; companions++) {
     try {
       checkCombinations(given as Map<never, unknown>, (param) => new MissingCompanion(param));
       return true;
     } catch (error) {
-      if (error instanceof MissingCompanion && !given.has(error.param)) {
-        given.set(error.param, sampleOf(error.param));
-        continue;
+      if (!(error instanceof CaptureError) || (error.code !== 'INCOMPATIBLE_PARAMETERS' && !(error instanceof MissingCompanion))) return true;
+      const params = error instanceof MissingCompanion ? [error.param] : ((error.details.params ?? []) as string[]);
+      if (params.some((param) => tried.has(param)) && params.some((param) => Object.hasOwn(decided, param))) return false;
+      const needed = params.filter((param) => !given.has(param));
+      // Nothing left to add: a refusal among parameters the caller chooses, which a caller can avoid.
+      if (needed.length === 0) return true;
+      for (const param of needed) {
+        given.set(param, sampleOf(param));
+        tried.add(param);
       }
-      if (!(error instanceof CaptureError) || error.code !== 'INCOMPATIBLE_PARAMETERS') return true;
-      const params = (error.details.params ?? []) as string[];
-      return !(params.includes(name) && params.some((param) => Object.hasOwn(decided, param)));
     }
   }
   return true;
