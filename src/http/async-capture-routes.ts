@@ -59,10 +59,11 @@ export async function enqueueCapture(
   account: ApiKey,
   reservedAt: number,
   headers: Record<string, string>,
+  requestId?: string,
 ): Promise<{ id: string; response: HttpResponse }> {
   let id: string;
   try {
-    ({ id } = await jobs.enqueue({ params, accountId: account.id, tier: account.tier, reservedAt }));
+    ({ id } = await jobs.enqueue({ params, accountId: account.id, tier: account.tier, reservedAt, requestId }));
   } catch (error) {
     throw captureErrors.queueUnavailable(error);
   }

@@ -11,6 +11,8 @@ export interface CaptureJobStatus {
   id: string;
   status: CaptureJobState;
   created_at: string;
+  /** The id of the request that asked for it (`X-Request-Id`, or the one the service made). */
+  request_id?: string;
   started_at?: string;
   finished_at?: string;
   /** Where a completed capture's file is served. */
@@ -39,6 +41,8 @@ export interface AsyncCaptureRequest {
   reservedAt: number;
   /** The tier's cap on the account's captures running at once. */
   maxConcurrent?: number;
+  /** The asking request's id, carried into the status, the webhook and the worker's logs. */
+  requestId?: string;
 }
 
 /** One item of a batch: its parameters (the batch's defaults and its own), and the caller's id for it. */
@@ -64,6 +68,8 @@ export interface BulkStatus {
   status: 'queued' | 'processing' | 'completed';
   created_at: string;
   finished_at?: string;
+  /** The id of the request that asked for the batch. */
+  request_id?: string;
   /** Items in the batch. */
   total: number;
   counts: Record<CaptureJobState, number>;

@@ -19,6 +19,7 @@ import { alive, ready } from './health-routes.js';
 import { captureStatus, webhookSecret } from './async-capture-routes.js';
 import { bulkStatus, handleBulk } from './bulk/bulk-routes.js';
 import { contextFromHeaders, inSpan, SpanKind, SpanStatusCode } from '../core/telemetry/tracing.js';
+import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js';
 
 /**
  * The HTTP interface of docs/http-service.md over one engine, independent of any framework: adapters only
@@ -72,12 +73,14 @@ export class CaptureHttp {
   async handle(request: HttpRequest, options: CaptureOptions = {}): Promise<HttpResponse> {
     const started = performance.now();
     const target = new URL(request.url, 'http://localhost');
+    const requestId = requestIdOf(request);
     const { response, ...learnt } = await this.tracedRoute(request, target, options);
+    response.headers[REQUEST_ID_HEADER] = requestId;
     // The unread rest of an oversized body would be taken for the next request on this connection.
     if (request.bodyTooLarge || (request.stream && !request.stream.readableEnded)) response.headers.Connection = 'close';
     const seconds = (performance.now() - started) / 1000;
     const { captureId, keyId, cache } = learnt;
-    this.options.log.info({ method: request.method, path: target.pathname, status: response.status, ms: Math.round(seconds * 1000), code: response.code, captureId, keyId, cache }, 'request');
+    this.options.log.info({ method: request.method, path: target.pathname, status: response.status, ms: Math.round(seconds * 1000), code: response.code, requestId, captureId, keyId, cache }, 'request');
     this.options.observer?.answered({ ...learnt, status: response.status, code: response.code, seconds });
     return response;
   }
@@ -89,7 +92,7 @@ export class CaptureHttp {
     const method = request.method.toUpperCase();
     return inSpan(
       method,
-      { 'http.request.method': method, 'url.path': target.pathname },
+      { 'http.request.method': method, 'url.path': target.pathname, 'http.request.header.x-request-id': [requestIdOf(request)] },
       async (span) => {
         const answer = await this.route(request, target, options);
         // Named by route (capture, status, file, ...), not by path: ids and keys would make every name unique.

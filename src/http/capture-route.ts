@@ -20,6 +20,7 @@ import { answerFromCache, claimMs } from './cache/cached-capture.js';
 import { answerIdempotently, idempotencyKeyOf } from './idempotency/idempotent-answer.js';
 import { cacheHeader } from './cache/cached-response.js';
 import { serverTiming } from './server-timing.js';
+import { requestIdOf } from './request-id.js';
 import { isStrict, refuseUnknown, unknownParams, unknownWarnings, warningHeader, type UnknownParams } from './unknown-params.js';
 
 /** `GET|POST {base}/v1/capture`: the caller by key, from the headers, the query or the body. */
@@ -152,7 +153,7 @@ async function answerTimedCapture(
         const carried = ask.uploads ? await withUploadsInline(parsed, ask.uploads) : parsed;
         const jobs = await asyncCapturesFor(options, carried, account);
         await engine.checkAddresses(parsed);
-        const queued = await withReservation(options, account, headers, (reservedAt) => enqueueCapture(jobs, options, carried, account, reservedAt, headers));
+        const queued = await withReservation(options, account, headers, (reservedAt) => enqueueCapture(jobs, options, carried, account, reservedAt, headers, requestIdOf(ask.request)));
         return { captureId: queued.id, response: queued.response };
       }
       const result = await capture(parsed, captureOptions.signal);

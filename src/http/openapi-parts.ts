@@ -3,7 +3,7 @@ import { captureParamsJsonSchema } from '../core/schema/capture-params.js';
 import type { RouteTable } from './routes.js';
 
 /**
- * What every route's part of the OpenAPI document shares: the limit headers every answer carries,
+ * What every route's part of the OpenAPI document shares: the limit and request-id headers every answer carries,
  * the error answers of the catalogue, the capture parameters as query parameters. Each route
  * documents itself beside its code (`*-doc.ts`); `openapi.ts` assembles them.
  */
@@ -30,6 +30,7 @@ export const LIMIT_HEADERS = {
   'X-RateLimit-Reset': { description: 'When the window resets, Unix time in milliseconds', schema: { type: 'integer' } },
   'X-Quota-Limit': { description: 'Captures allowed this month (requests with a valid key)', schema: { type: 'integer' } },
   'X-Quota-Remaining': { description: 'Captures left this month (requests with a valid key)', schema: { type: 'integer' } },
+  'X-Request-Id': { description: "The request's id: the caller's own X-Request-Id when it is 1 to 128 letters, digits or `-_.:/+=`, else a UUID the service made. It is in the access log line, the request's span (`http.request.header.x-request-id`), an async capture's status (`request_id`) and its webhook (`X-Request-Id`)", schema: { type: 'string' } },
 };
 
 /** `strict`: names that are no capture parameter refused instead of warned about. */
@@ -69,6 +70,7 @@ export function openApiParts(routes: RouteTable): OpenApiParts {
       schema: withoutDescription(schema),
     })),
     { name: 'api_key', in: 'query', required: false, description: 'API key (alternative to X-API-Key)', schema: { type: 'string' } },
+    { name: 'X-Request-Id', in: 'header', required: false, description: 'Your id for the request, echoed in X-Request-Id (another one is made when it is not 1 to 128 letters, digits or `-_.:/+=`)', schema: { type: 'string', maxLength: 128 } },
     STRICT_PARAMETER,
   ];
   const errorResponses = Object.fromEntries(

@@ -26,6 +26,7 @@ export async function bulkStatusOf(parent: Job<BulkJobData>, captures: Queue<Cap
     id: parent.id as string,
     status: settled ? 'completed' : started ? 'processing' : 'queued',
     created_at: new Date(parent.timestamp).toISOString(),
+    ...(parent.data.requestId ? { request_id: parent.data.requestId } : {}),
     ...(settled && parent.finishedOn ? { finished_at: new Date(parent.finishedOn).toISOString() } : {}),
     total: items.length,
     counts,

@@ -69,7 +69,7 @@ export class CaptureJobs implements AsyncCaptures {
     await this.flows.add({
       name: 'bulk',
       queueName: this.options.bulkQueueName,
-      data: { accountId: request.accountId, items: items.map(({ id: itemJob, itemId }) => ({ id: itemJob, itemId })), webhookUrl: request.webhookUrl },
+      data: { accountId: request.accountId, items: items.map(({ id: itemJob, itemId }) => ({ id: itemJob, itemId })), webhookUrl: request.webhookUrl, requestId: request.requestId },
       opts: { jobId: id, removeOnComplete: this.options.keepFinished, removeOnFail: this.options.keepFinished },
       children: items.map((item, index) => ({
         name: 'capture',
@@ -89,7 +89,7 @@ export class CaptureJobs implements AsyncCaptures {
   }
 
   private jobData(request: Omit<AsyncCaptureRequest, 'params'>, params: AsyncCaptureRequest['params']): CaptureJobData {
-    return { params: { ...params }, accountId: request.accountId, tier: request.tier, reservedAt: request.reservedAt, maxConcurrent: request.maxConcurrent };
+    return { params: { ...params }, accountId: request.accountId, tier: request.tier, reservedAt: request.reservedAt, maxConcurrent: request.maxConcurrent, ...(request.requestId ? { requestId: request.requestId } : {}) };
   }
 
   private captureOptions(id: string): JobsOptions {

@@ -76,7 +76,7 @@ export function startCaptureWorker(engine: CaptureEngine, options: CaptureWorker
       const failure = toCaptureError(error);
       const final = !isRetryable(failure) || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       const reason = encodeFailure(failure);
-      log.warn({ captureId: job.id, code: failure.code, attempt: job.attemptsMade + 1, final }, 'capture job failed');
+      log.warn({ captureId: job.id, requestId: job.data.requestId, code: failure.code, attempt: job.attemptsMade + 1, final }, 'capture job failed');
       if (final) {
         await settlement.settle(job, jobStatus(job, 'failed', { started_at: new Date(job.processedOn ?? startedAt).toISOString(), finished_at: new Date().toISOString(), error: decodeFailure(reason) }));
       }

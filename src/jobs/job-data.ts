@@ -11,6 +11,8 @@ export interface CaptureJobData {
   reservedAt: number;
   /** The tier's cap on one account's captures running at once. */
   maxConcurrent?: number;
+  /** The id of the request that queued it (`X-Request-Id`). */
+  requestId?: string;
 }
 
 /** A batch's parent job: whose it is, its items in order, and whom to tell when all are settled. */
@@ -19,6 +21,8 @@ export interface BulkJobData {
   /** Each item's capture id (its child job's id) and the caller's id for it. */
   items: Array<{ id: string; itemId?: string }>;
   webhookUrl?: string;
+  /** The id of the request that queued the batch. */
+  requestId?: string;
 }
 
 /** What a completed capture job returns (kept in Redis with the job). */
@@ -41,6 +45,8 @@ export interface WebhookJobData {
   url: string;
   accountId: string;
   body: string;
+  /** Sent as `X-Request-Id`: the request that asked for what is reported. */
+  requestId?: string;
 }
 
 /**

@@ -20,6 +20,7 @@ export function jobStatus(job: Job<CaptureJobData, CaptureJobResult>, status: Ca
     id: job.id as string,
     status,
     created_at: new Date(job.timestamp).toISOString(),
+    ...(job.data.requestId ? { request_id: job.data.requestId } : {}),
     ...(iso(job.processedOn) && status !== 'queued' ? { started_at: iso(job.processedOn) } : {}),
     ...(iso(job.finishedOn) && (status === 'completed' || status === 'failed') ? { finished_at: iso(job.finishedOn) } : {}),
     ...(result ? resultFields(result) : {}),

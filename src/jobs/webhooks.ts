@@ -28,7 +28,7 @@ export class WebhookOutbox {
   async send(url: string, accountId: string, status: CaptureJobStatus | BulkStatus): Promise<void> {
     await this.queue.add(
       'webhook',
-      { url, accountId, body: JSON.stringify(status) },
+      { url, accountId, body: JSON.stringify(status), ...(status.request_id ? { requestId: status.request_id } : {}) },
       { jobId: status.id, attempts: this.options.webhookAttempts, backoff: { type: 'exponential', delay: this.options.webhookBackoffMs }, removeOnComplete: this.options.keepFinished, removeOnFail: this.options.keepFinished },
     );
   }
@@ -50,7 +50,7 @@ export function startWebhookWorker(options: ResolvedJobsOptions, connection: Red
       });
       // The id is the job's, the same on every retry, so a receiver can drop what it already has; the
       // timestamp is this attempt's, so a receiver can refuse a delivery replayed later.
-      const headers = { ...signed(options, job.data.accountId, { id, timestamp: Math.floor(Date.now() / 1000), body: job.data.body }), 'X-Capture-Id': id };
+      const headers = { ...signed(options, job.data.accountId, { id, timestamp: Math.floor(Date.now() / 1000), body: job.data.body }), 'X-Capture-Id': id, ...(job.data.requestId ? { 'X-Request-Id': job.data.requestId } : {}) };
       // The receiver gets the capture's trace in `traceparent`, to continue it on its side.
       const status = await inSpan('webhook.deliver', { 'url.full': url.origin + url.pathname, 'capture.id': id, 'job.attempt': job.attemptsMade + 1 }, async (span) => {
         const answered = await post(url, job.data.body, { ...headers, ...traceHeaders() }, guard.lookupFor(url));
@@ -60,7 +60,7 @@ export function startWebhookWorker(options: ResolvedJobsOptions, connection: Red
         return answered;
       }, { kind: SpanKind.CLIENT });
       if (status < 200 || status >= 300) throw new Error(`webhook answered ${status}`);
-      log.info({ captureId: id, status, attempt: job.attemptsMade + 1 }, 'webhook delivered');
+      log.info({ captureId: id, requestId: job.data.requestId, status, attempt: job.attemptsMade + 1 }, 'webhook delivered');
     },
     { connection, concurrency: 8, telemetry: options.telemetry },
   );

@@ -11,6 +11,7 @@ import type { ResolvedHttpOptions } from '../http-options.js';
 import type { HttpRequest, HttpResponse } from '../http-types.js';
 import { answerIdempotently, idempotencyKeyOf, type RunAnswer } from '../idempotency/idempotent-answer.js';
 import { withReservation } from '../quota-reservation.js';
+import { requestIdOf } from '../request-id.js';
 import { readBodyParams, type ParamBag } from '../request-body.js';
 import { errorResponse, json } from '../responses.js';
 import { itemError, parseBulkBody, type BulkBody } from './bulk-body.js';
@@ -51,7 +52,7 @@ export async function handleBulk(engine: CaptureEngine, options: ResolvedHttpOpt
     );
     await checkAddresses(engine, bulk);
     const jobs = await queueFor(options, bulk, account);
-    const run = (): Promise<RunAnswer> => enqueueBulk(jobs, options, bulk, account, headers);
+    const run = (): Promise<RunAnswer> => enqueueBulk(jobs, options, bulk, account, headers, requestIdOf(request));
     const key = idempotencyKeyOf(request);
     return { ...answer, ...(key === undefined ? await run() : await answerIdempotently(options.idempotency, key, account, bulk, headers, QUEUEING_MS, run)) };
   } catch (error) {
@@ -81,7 +82,7 @@ async function queueFor(options: ResolvedHttpOptions, bulk: BulkBody, account: A
   return jobs;
 }
 
-async function enqueueBulk(jobs: AsyncCaptures, options: ResolvedHttpOptions, bulk: BulkBody, account: ApiKey, headers: Record<string, string>): Promise<RunAnswer> {
+async function enqueueBulk(jobs: AsyncCaptures, options: ResolvedHttpOptions, bulk: BulkBody, account: ApiKey, headers: Record<string, string>, requestId: string): Promise<RunAnswer> {
   const count = bulk.items.length;
   const { id } = await withReservation(
     options,
@@ -89,7 +90,7 @@ async function enqueueBulk(jobs: AsyncCaptures, options: ResolvedHttpOptions, bu
     headers,
     (reservedAt) =>
       jobs
-        .enqueueBulk({ ...bulk, accountId: account.id, tier: account.tier, reservedAt, maxConcurrent: options.policy.tiers[account.tier].maxConcurrent })
+        .enqueueBulk({ ...bulk, accountId: account.id, tier: account.tier, reservedAt, maxConcurrent: options.policy.tiers[account.tier].maxConcurrent, requestId })
         .catch((error: unknown) => {
           throw captureErrors.queueUnavailable(error);
         }),
