@@ -69,7 +69,9 @@ export function pageWaits(): CapturePlugin {
 
 /**
  * Checks `condition` (the source of a function) in the page every POLL_MS until it holds: a truthy
- * value, or a promise that resolves. A condition that throws does not hold yet (what it reads may
+ * value, a function it gives that returns one (called each time, as Playwright's `waitForFunction`
+ * calls a function given as a string), or a promise that resolves to one (Gotenberg's thenable
+ * `waitForExpression`). A condition that throws or rejects does not hold yet (what it reads may
  * not exist yet); one that cannot even be compiled (a syntax error, a bad selector) is the caller's
  * 400. Starts again in the new document when the page navigates meanwhile. Throws Playwright's
  * TimeoutError when `timeoutMs` passes first.
@@ -81,8 +83,9 @@ async function until(ctx: CaptureContext, param: 'wait_for_function' | 'wait_for
     const endsAt = Date.now() + ${timeoutMs};
     for (;;) {
       try {
-        const value = condition();
-        if (value && typeof value.then === 'function') { await value; return true; }
+        let value = condition();
+        if (typeof value === 'function') value = value();
+        if (value && typeof value.then === 'function') value = await value;
         if (value) return true;
       } catch (error) {
         if (error instanceof SyntaxError || (error instanceof DOMException && error.name === 'SyntaxError')) return 'invalid: ' + error.message;

@@ -26,7 +26,7 @@ beforeAll(async () => {
   });
   fixtures = await startFixtureServer({
     '/ready-flag': (_req, res) => html(res, lateGreen(600, 'window.ready = true;')),
-    '/ready-promise': (_req, res) => html(res, lateGreen(600, 'window.resolveReady();') + '<script>window.readyPromise = new Promise((resolve) => (window.resolveReady = resolve));</script>'),
+    '/ready-promise': (_req, res) => html(res, lateGreen(600, 'window.resolveReady(true);') + '<script>window.readyPromise = new Promise((resolve) => (window.resolveReady = resolve));</script>'),
     '/spinner': (_req, res) =>
       html(res, `<body style="margin:0;height:100vh;background:${RED}"><div class="spinner" style="width:10px;height:10px;background:#000"></div>${lateGreen(600, "document.querySelector('.spinner').remove();").replace(/^<body[^>]*>/, '')}`),
     '/spinner-stays': (_req, res) => html(res, `<body style="margin:0;height:100vh;background:${RED}"><div class="spinner" style="width:10px;height:10px;background:#000"></div></body>`),
@@ -65,7 +65,7 @@ async function refusal(path: string, params: Omit<CaptureInput, 'url'>): Promise
 }
 
 describe('explicit waits', () => {
-  it('wait_for_function waits for a truthy value, or for the promise it gives to resolve', async () => {
+  it('wait_for_function waits for a truthy value, or for the promise it gives to resolve to one', async () => {
     // Without the settle step (which waits for a page's own short timers), nothing waits for the flag.
     expect(near(await colourOf('/ready-flag', { settle: false }), RED)).toBe(true);
     expect(near(await colourOf('/ready-flag', { wait_for_function: 'window.ready === true' }), GREEN)).toBe(true);

@@ -14,7 +14,7 @@ export const READINESS_PROPERTIES = {
       'After `wait_until`, wait (at most 3 s, and a quarter of the budget) until the page looks finished: no request in flight (long polls aside), no DOM change or layout shift for a moment, fonts and the images in view loaded, finite animations over.',
   }),
   wait_for_function: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 32 * 1024, description: 'Wait until this JavaScript expression is truthy, or the promise it gives resolves (tiers that allow `scripts`).' }),
+    Type.String({ minLength: 1, maxLength: 32 * 1024, description: 'Wait until this JavaScript expression is truthy: a function it gives is called and a promise awaited, and what they give must be truthy (tiers that allow `scripts`).' }),
   ),
   wait_for_hidden: Type.Optional(Type.String({ ...SELECTOR, description: 'Wait until no element matching this CSS selector is visible (a spinner that leaves).' })),
   wait_for_event: Type.Optional(
