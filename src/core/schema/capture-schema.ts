@@ -3,6 +3,7 @@ import { FORMATS, type CaptureFormat } from './formats.js';
 import { PAGE_OPTION_PROPERTIES } from './page-option-params.js';
 import { IMAGE_SIZE_PROPERTIES } from './image-size-params.js';
 import { BLOCKING_PROPERTIES } from './blocking-params.js';
+import { INTERCEPT_PROPERTIES } from './intercept-params.js';
 import { VIDEO_CONTROL_PROPERTIES } from './video-params.js';
 import { ACTION_PROPERTIES } from './action-params.js';
 import { PDF_OPTION_PROPERTIES } from './pdf-params.js';
@@ -54,6 +55,7 @@ export const CaptureParamsSchema = Type.Object(
     block_ads: Type.Boolean({ default: false, description: 'Block advertisements and trackers.' }),
     block_cookies: Type.Boolean({ default: false, description: 'Block and dismiss cookie banners and privacy notices.' }),
     ...BLOCKING_PROPERTIES,
+    ...INTERCEPT_PROPERTIES,
     hide_selectors: Type.String({ maxLength: 4096, default: '', description: 'Comma-separated CSS selectors hidden before the capture.' }),
     hide_mode: Type.Enum(['remove', 'hide'], {
       default: 'remove',
