@@ -52,6 +52,19 @@ describe('capture-engine mcp over stdio', () => {
     });
   });
 
+  it.each([
+    ['pdf', {}, 'application/pdf', '%PDF-'],
+    ['record', { duration: 1, viewport_width: 320, viewport_height: 240 }, 'video/mp4', 'ftyp'],
+  ])('answers the %s tool with a link to the stored file', async (name, args, mimeType, magic) => {
+    const result = (await client.callTool({ name, arguments: { url: fixtures.url('/halves'), ...args } })) as CallToolResult;
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    const link = result.content.find((part) => part.type === 'resource_link');
+    expect(link).toMatchObject({ mimeType });
+    const file = await readFile(fileURLToPath(link?.type === 'resource_link' ? link.uri : ''));
+    expect(file.subarray(0, 12).toString('latin1')).toContain(magic);
+    expect(result.content.some((part) => part.type === 'image')).toBe(false);
+  });
+
   it('answers the markdown tool with the page as Markdown', async () => {
     await expectMarkdown(client, fixtures.url('/article'));
   });
