@@ -4,6 +4,7 @@ export type { CaptureEngineOptions } from './capture-engine-options.js';
 
 // Core: the engine, its parameters, errors, plugin interfaces, ports.
 export { CaptureEngine, type CaptureOptions } from './core/engine.js';
+export type { CaptureHooks } from './core/capture-hooks.js';
 export type { CaptureProgress, ProgressListener } from './core/progress.js';
 export type { CoreEngineOptions } from './core/options.js';
 export { DEFAULTS } from './core/defaults.js';

@@ -19,8 +19,10 @@ import type { CaptureStorage } from './storage.js';
 import { documentOf } from './document/capture-document.js';
 import { activeContext, inSpan, recordFailure, tracer, type Span } from './telemetry/tracing.js';
 import { tellProgress, type ProgressListener } from './progress.js';
+import { hasHooks, type CaptureHooks } from './capture-hooks.js';
 
-export interface CaptureOptions {
+/** `beforeNavigation` and `beforeCapture` (see `CaptureHooks`) are the library's only: they cannot travel over HTTP. */
+export interface CaptureOptions extends CaptureHooks {
   /** Aborting it cancels the capture, queued or running. */
   signal?: AbortSignal;
   /**
@@ -151,11 +153,12 @@ export class CaptureEngine {
           timings.queue = performance.now() - waitingSince;
           waiting?.end();
           waiting = undefined;
-          return runCapture({ id, params, document, deadline, lease, pipeline: this.pipeline, log: this.options.log, observer: this.observer, timings, trace: captureContext, onProgress: options.onProgress });
+          return runCapture({ id, params, document, deadline, lease, pipeline: this.pipeline, log: this.options.log, observer: this.observer, timings, trace: captureContext, onProgress: options.onProgress, hooks: { beforeNavigation: options.beforeNavigation, beforeCapture: options.beforeCapture } });
         },
         {
           viewport: { width: params.viewport_width, height: params.viewport_height },
-          reuseKey: this.pipeline.leavesContextState(params) ? undefined : (options.reuseKey ?? options.tenant ?? 'default'),
+          // A hook may leave anything on the context: a capture with one gets a context of its own.
+          reuseKey: this.pipeline.leavesContextState(params) || hasHooks(options) ? undefined : (options.reuseKey ?? options.tenant ?? 'default'),
           proxy,
           tenant: options.tenant,
           maxConcurrent: options.maxConcurrent,

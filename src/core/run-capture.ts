@@ -14,6 +14,7 @@ import { FORMATS } from './schema/formats.js';
 import type { CaptureDocument } from './document/capture-document.js';
 import { inSpan, type Context } from './telemetry/tracing.js';
 import { countedFrames, tellProgress, type ProgressListener } from './progress.js';
+import { runHook, type CaptureHooks } from './capture-hooks.js';
 
 export interface CaptureRun {
   id: string;
@@ -29,6 +30,8 @@ export interface CaptureRun {
   /** The capture's trace: each phase is a span in it. */
   trace: Context;
   onProgress?: ProgressListener;
+  /** The library caller's functions on the page, run before the navigate and capture phases. */
+  hooks?: CaptureHooks;
 }
 
 
@@ -36,7 +39,7 @@ export interface CaptureRun {
  * Runs one capture through the phases in one browser context. Every stage gets the capture's
  * signal; cleanups registered with `ctx.defer()` run in reverse order whatever happened.
  */
-export async function runCapture({ id, params, document, deadline, lease, pipeline, log, observer, timings, trace, onProgress }: CaptureRun): Promise<RunOutcome> {
+export async function runCapture({ id, params, document, deadline, lease, pipeline, log, observer, timings, trace, onProgress, hooks = {} }: CaptureRun): Promise<RunOutcome> {
   const cleanups: (() => unknown)[] = [];
   // A crashed renderer leaves pending calls hanging until the deadline; end this capture at once.
   const crashed = new AbortController();
@@ -74,6 +77,7 @@ export async function runCapture({ id, params, document, deadline, lease, pipeli
           `capture.${phase}`,
           { 'capture.phase': phase },
           async () => {
+            await runHook(hooks, phase, ctx.page, signal);
             for (const stage of pipeline.stages(phase)) {
               if (stage.when && !stage.when(params)) continue;
               throwIfAborted(signal);
