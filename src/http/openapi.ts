@@ -5,6 +5,7 @@ import { renderRouteDoc } from './render-route-doc.js';
 import { bulkDoc } from './bulk/bulk-doc.js';
 import { asyncCaptureDoc } from './async-capture-doc.js';
 import { serveFileDoc } from './serve-file-doc.js';
+import { mcpRouteDoc } from './mcp/mcp-route-doc.js';
 
 /** What the service runs on: package.json's `engines`, and the lines `npm test` runs (scripts/node-lines.mjs). */
 const RUNS_ON = 'Runs on Node.js 20.12 or newer; tested on Node.js 20, 22, 24 and 26.';
@@ -16,7 +17,7 @@ const RUNS_ON = 'Runs on Node.js 20.12 or newer; tested on Node.js 20, 22, 24 an
  */
 export function buildOpenApiDocument(routes: RouteTable): Record<string, unknown> {
   const parts = openApiParts(routes);
-  const pieces: OpenApiPiece[] = [captureRouteDoc, renderRouteDoc, bulkDoc, asyncCaptureDoc, serveFileDoc].map((doc) => doc(parts));
+  const pieces: OpenApiPiece[] = [captureRouteDoc, renderRouteDoc, bulkDoc, asyncCaptureDoc, serveFileDoc, mcpRouteDoc].map((doc) => doc(parts));
   return {
     openapi: '3.1.0',
     info: { title: 'capture-engine', version: '1', description: `Screenshots and videos of web pages. ${RUNS_ON}` },

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { captureTools } from '../../src/http/mcp/mcp-tools.js';
 import { captureParamsJsonSchema } from '../../src/core/schema/capture-params.js';
+import { buildOpenApiDocument } from '../../src/http/openapi.js';
+import { routeTable } from '../../src/http/routes.js';
 
 // Issue 52: each MCP tool's input schema is the request schema's parameters that apply to it.
 const tools = new Map(captureTools().map((tool) => [tool.name, tool]));
@@ -29,5 +31,10 @@ describe('the MCP tools, from the request schema', () => {
     expect(tools.get('record')?.inputSchema.properties.format).toMatchObject({ enum: ['mp4', 'webm', 'gif'], default: 'mp4' });
     expect(names('record')).toEqual(expect.arrayContaining(['duration', 'fps', 'show_cursor']));
     for (const other of ['full_page', 'clip_x', 'selector', 'pdf_paper', 'scroll_easing']) expect(names('record')).not.toContain(other);
+  });
+
+  it('are served at {base}/v1/mcp, which the OpenAPI document names with the key in its header', () => {
+    const { paths } = buildOpenApiDocument(routeTable()) as { paths: Record<string, { post?: { operationId?: string; security?: unknown } }> };
+    expect(paths['/v1/mcp']?.post).toMatchObject({ operationId: 'mcp', security: [{ ApiKeyHeader: [] }] });
   });
 });
