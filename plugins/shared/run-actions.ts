@@ -1,3 +1,4 @@
+import { Script } from 'node:vm';
 import type { Locator, Page } from 'playwright-core';
 import type { CaptureContext } from '../../src/core/plugin-api.js';
 import type { ActionStep } from '../../src/core/schema/action-params.js';
@@ -18,9 +19,30 @@ const TYPING_DELAY_MS = 40;
 const POINTER_STEPS = 24;
 const POINTER_STEP_MS = 16;
 
-/** The caller's JavaScript as the body of an async function in the page (as `scripts` runs). */
+/**
+ * The caller's JavaScript run in the page (`scripts`, the `evaluate` action). A script that is one
+ * expression is evaluated as shot-scraper's `--javascript` is (Playwright's `page.evaluate` of a
+ * string): a function it gives is called and a promise it gives awaited, so
+ * `new Promise(takeShot => ...)` holds the shot until it resolves. Any other script is the body of
+ * an async function (`await` and `return` work there).
+ */
 export async function runCallerScript(page: Page, script: string): Promise<void> {
-  await page.evaluate(`(async () => {\n${script}\n})()`);
+  let expression = script.trimEnd();
+  while (expression.endsWith(';')) expression = expression.slice(0, -1).trimEnd();
+  const source = isExpression(expression)
+    ? `(async () => {\n let value = (\n${expression}\n);\n if (typeof value === 'function') value = value();\n await value;\n})()`
+    : `(async () => {\n${script}\n})()`;
+  await page.evaluate(source);
+}
+
+/** Whether `source` parses as one JavaScript expression (compiled here, never run). */
+function isExpression(source: string): boolean {
+  try {
+    new Script(`(async () => (\n${source}\n))`);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The first line of an error's message, without Playwright's `locator.click: ` prefix. */

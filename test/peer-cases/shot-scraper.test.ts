@@ -43,4 +43,15 @@ describe('shot-scraper: --wait-for and --javascript', () => {
     }`;
     expect(near(await colourAt('/overlay', { wait_for_function: waitFor }), GREEN)).toBe(true);
   });
+
+  it('shot-scraper: --javascript "new Promise(takeShot => { ... })" (docs/screenshots.md: resolving the promise takes the shot)', async () => {
+    const script = `new Promise(takeShot => {
+  setTimeout(() => {
+    document.body.style.background = '${GREEN}';
+    // Resolving the promise takes the shot
+    takeShot();
+  }, 500);
+});`;
+    expect(near(await colourAt('/red', { scripts: script }), GREEN)).toBe(true);
+  });
 });

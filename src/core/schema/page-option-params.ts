@@ -37,7 +37,7 @@ export const PAGE_OPTION_PROPERTIES = {
   selector_all: Type.Boolean({ default: false, description: 'With selector: capture the box around every element that matches it, not only the first.' }),
   padding: Type.Integer({ minimum: 0, maximum: 1000, default: 0, description: 'With selector: CSS px of the page kept around the element on each side (less at the page\'s top and left edges).' }),
   styles: Type.Optional(Type.String({ maxLength: 32 * 1024, description: 'CSS injected into the page before the capture.' })),
-  scripts: Type.Optional(Type.String({ maxLength: 32 * 1024, description: 'JavaScript run in the page once it is ready (its requests still pass the egress guard).' })),
+  scripts: Type.Optional(Type.String({ maxLength: 32 * 1024, description: 'JavaScript run in the page once it is ready: a script that is one expression is evaluated, a function it gives called and a promise it gives awaited before the shot (shot-scraper\'s `--javascript`); any other runs as the body of an async function. Its requests still pass the egress guard.' })),
   omit_background: Type.Boolean({ default: false, description: 'Transparent background where the page sets none (png and webp).' }),
   clip_x: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Left of the rectangle of the page to capture, CSS px (with clip_y, clip_width, clip_height).' })),
   clip_y: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Top of the rectangle to capture, CSS px.' })),
