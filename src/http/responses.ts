@@ -4,6 +4,7 @@ import { toCaptureError } from '../core/errors/to-capture-error.js';
 import type { UploadOutcome } from '../core/ports.js';
 import type { HttpResponse } from './http-types.js';
 import { reportFields, type CaptureReport } from './async-captures-port.js';
+import { inertHtml } from './serve-file.js';
 
 /** A JSON answer; `headers` is this request's own object and is completed in place. */
 export function json(status: number, headers: Record<string, string>, body: unknown): HttpResponse {
@@ -52,6 +53,7 @@ export function setFileHeaders(
     'Content-Length': String(file.size),
     'Content-Disposition': `inline; filename="${file.id}.${file.extension}"`,
     'X-Capture-Id': file.id,
+    ...inertHtml(file.contentType),
   });
   if (file.clippedFrom !== undefined) headers['X-Capture-Clipped-From'] = String(file.clippedFrom);
   if (file.upload !== undefined) headers['X-Upload-Status'] = String(file.upload.status);

@@ -36,6 +36,7 @@ export async function serveFile(storage: CaptureStorage | undefined, key: string
     'Accept-Ranges': 'bytes',
     'Cache-Control': 'private, max-age=3600',
     'X-Content-Type-Options': 'nosniff',
+    ...inertHtml(file.contentType),
   };
   const rangeHeader = request.headers.range;
   const range = typeof rangeHeader === 'string' ? parseRange(rangeHeader, file.size) : undefined;
@@ -60,4 +61,12 @@ export function parseRange(header: string, size: number): { start: number; end: 
   if (ranges === -2 || ranges.type !== 'bytes' || ranges.length !== 1) return undefined;
   const [only] = ranges;
   return only && { start: only.start, end: only.end };
+}
+
+/**
+ * A captured page's HTML (`format=html`) is served from the service's own origin: sandboxed, with
+ * nothing it may load or run, it cannot act as the service.
+ */
+export function inertHtml(contentType: string): Record<string, string> {
+  return contentType.startsWith('text/html') ? { 'Content-Security-Policy': "sandbox; default-src 'none'" } : {};
 }

@@ -1,0 +1,154 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CaptureEngine, CaptureInput } from '../../src/index.js';
+import { OUTPUT_LIMITS } from '../../src/index.js';
+import { createTestEngine } from '../helpers/engine.js';
+import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { articleMarkdown, constructsMarkdown, CONTENT_ROUTES, expectedLinks, FORM_ARIA } from './page-content-fixtures.js';
+
+/** What a settled page says, from the library: engine.capture({ url, format: 'markdown' }) and the others. */
+let fixtures: FixtureServer;
+let engine: CaptureEngine;
+
+beforeAll(async () => {
+  fixtures = await startFixtureServer(CONTENT_ROUTES);
+  engine = await createTestEngine();
+});
+afterAll(async () => {
+  await engine?.close();
+  await fixtures?.close();
+});
+
+const read = async (params: CaptureInput): Promise<{ text: string; contentType: string; incomplete?: string[] }> => {
+  const result = await engine.capture(params);
+  expect(result.text).toBe((await result.buffer()).toString('utf8'));
+  return { text: result.text as string, contentType: result.contentType, incomplete: result.incomplete };
+};
+const json = async (params: CaptureInput): Promise<Record<string, unknown>> => JSON.parse((await read(params)).text) as Record<string, unknown>;
+
+describe('what a settled page says (library)', () => {
+  it('format=markdown, content=full: a table, nested and task lists, code with its language, links made absolute; scripts, styles, hidden elements and hide_selectors left out', async () => {
+    const { text, contentType } = await read({ url: fixtures.url('/constructs'), format: 'markdown', content: 'full', hide_selectors: '#hide-me' });
+    expect(contentType).toBe('text/markdown; charset=utf-8');
+    expect(text).toBe(constructsMarkdown(fixtures.origin));
+  });
+
+  it('format=markdown picks the article (its own h1 kept) and leaves the nav and the footer out', async () => {
+    const { text } = await read({ url: fixtures.url('/article'), format: 'markdown' });
+    expect(text).toBe(articleMarkdown(fixtures.origin));
+    const full = await read({ url: fixtures.url('/article'), format: 'markdown', content: 'full' });
+    expect(full.text).toContain(`[About us](${fixtures.origin}/about)`);
+    expect(full.text).toContain('Copyright Orchard Notes');
+  });
+
+  it('format=html is the whole rendered document with its doctype, or the article with content=main; format=text the visible text', async () => {
+    const whole = await read({ url: fixtures.url('/constructs'), format: 'html', content: 'full' });
+    expect(whole.contentType).toBe('text/html; charset=utf-8');
+    expect(whole.text.startsWith('<!DOCTYPE html>\n<html>')).toBe(true);
+    expect(whole.text).toContain('window.ignored = 1;');
+    const main = await read({ url: fixtures.url('/article'), format: 'html' });
+    expect(main.text).toContain('<h1>Pruning apple trees</h1>');
+    expect(main.text).not.toContain('About us');
+    const { text, contentType } = await read({ url: fixtures.url('/constructs'), format: 'text' });
+    expect(contentType).toBe('text/plain; charset=utf-8');
+    expect(text).toContain('Hidden by the caller');
+    expect(text).not.toContain('Hidden text');
+    expect(text).not.toContain('window.ignored');
+  });
+
+  it('format=links: every <a href> absolute, first of each URL, fragment-only and javascript: left out; links_selector scopes it', async () => {
+    expect(await json({ url: fixtures.url('/links'), format: 'links' })).toEqual({ links: expectedLinks(fixtures.origin) });
+    expect(await json({ url: fixtures.url('/links'), format: 'links', links_selector: '#menu' })).toEqual({ links: expectedLinks(fixtures.origin).slice(0, 2) });
+  });
+
+  it('format=metadata: Open Graph, Twitter, two JSON-LD blocks, three icons, a feed, absolute URLs, the headers with the cookie redacted', async () => {
+    const origin = fixtures.origin;
+    const metadata = await json({ url: fixtures.url('/metadata'), format: 'metadata' });
+    expect(metadata).toMatchObject({
+      title: 'Le verger',
+      description: 'Notes from the orchard',
+      canonical: `${origin}/canonical-page`,
+      lang: 'fr',
+      open_graph: { title: 'Orchard OG', image: `${origin}/og.png`, type: 'article' },
+      twitter: { card: 'summary_large_image', image: `${origin}/img/tw.png` },
+      json_ld: [
+        { '@context': 'https://schema.org', '@type': 'Article', headline: 'Orchard' },
+        { '@context': 'https://schema.org', '@type': 'BreadcrumbList', itemListElement: [] },
+      ],
+      icons: [
+        { url: `${origin}/favicon.ico`, rel: 'icon', sizes: '32x32', type: null },
+        { url: `${origin}/icon.svg`, rel: 'icon', sizes: null, type: 'image/svg+xml' },
+        { url: `${origin}/apple.png`, rel: 'apple-touch-icon', sizes: '180x180', type: null },
+      ],
+      feeds: [{ url: `${origin}/feed.xml`, type: 'application/rss+xml', title: 'Feed' }],
+      status: 200,
+      final_url: `${origin}/metadata`,
+      fonts: [],
+    });
+    const headers = metadata.headers as Record<string, string>;
+    expect(headers['x-served-by']).toBe('fixtures');
+    expect(JSON.stringify(headers)).not.toContain('secret-value');
+  });
+
+  it('format=aria: the ARIA snapshot of the page, or of one element with selector', async () => {
+    const page = await read({ url: fixtures.url('/form'), format: 'aria' });
+    expect(page.contentType).toBe('text/yaml; charset=utf-8');
+    expect(page.text).toBe(`- heading "Sign up" [level=1]\n- text: Email\n${FORM_ARIA}\n- paragraph: Outside the form`);
+    const form = await read({ url: fixtures.url('/form'), format: 'aria', selector: 'form' });
+    expect(form.text).toBe(`- text: Email\n${FORM_ARIA}`);
+    await expect(engine.capture({ url: fixtures.url('/form'), format: 'aria', selector: '#missing' })).rejects.toMatchObject({ code: 'ELEMENT_NOT_FOUND' });
+  });
+
+  it('format=scrape: each selector\'s elements with their text, HTML, attributes and box', async () => {
+    const answer = await json({ url: fixtures.url('/table'), format: 'scrape', scrape: '[{"selector":"tr.row","attributes":["data-sku"]},{"selector":"#prices td:first-child"}]' });
+    const [rows, cells] = answer.results as { selector: string; elements: { text: string; html: string; attributes: Record<string, string>; box: Record<string, number> }[] }[];
+    expect(rows.selector).toBe('tr.row');
+    expect(rows.elements.map(({ text, html, attributes }) => ({ text, html, attributes }))).toEqual([
+      { text: 'Apple\t1.20', html: '<td>Apple</td><td>1.20</td>', attributes: { 'data-sku': 'a1' } },
+      { text: 'Pear\t0.90', html: '<td>Pear</td><td>0.90</td>', attributes: { 'data-sku': 'p2' } },
+    ]);
+    expect(rows.elements.map(({ box }) => [box.x, box.y, box.height])).toEqual([
+      [0, 0, 20],
+      [0, 20, 20],
+    ]);
+    expect(cells.elements.map(({ text, attributes }) => [text, attributes])).toEqual([
+      ['Apple', {}],
+      ['Pear', {}],
+    ]);
+    await expect(engine.capture({ url: fixtures.url('/table'), format: 'scrape', scrape: '[{"selector":"tr["}]' })).rejects.toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'scrape[0].selector' } });
+  });
+
+  it('works on a document given as html', async () => {
+    const { text } = await read({ html: '<h1>Given</h1><ul><li>one</li><li>two</li></ul>', format: 'markdown', content: 'full' });
+    expect(text).toBe('# Given\n\n-   one\n-   two\n');
+  });
+
+  // 200,000 rather than a million: a million anchors crash the renderer by themselves, a png of the page too.
+  it('bounds: 200,000 links answer the first 10,000, flagged', async () => {
+    const links = await read({ url: fixtures.url('/many-links?count=200000'), format: 'links' });
+    const answer = JSON.parse(links.text) as { links: { url: string }[]; truncated: boolean };
+    expect(answer.links).toHaveLength(OUTPUT_LIMITS.maxLinks);
+    expect(answer.truncated).toBe(true);
+    expect(answer.links[9_999].url).toBe(`${fixtures.origin}/l/9999`);
+    expect(links.incomplete).toEqual(['links']);
+  });
+
+  it('bounds: text past 5 M characters is cut, flagged', async () => {
+    const huge = await read({ url: fixtures.url('/huge-text?mb=12'), format: 'markdown', content: 'full' });
+    expect(huge.text.length).toBe(OUTPUT_LIMITS.maxChars);
+    expect(huge.incomplete).toEqual(['markdown']);
+  });
+
+  it('refuses what does not apply, naming the parameter', async () => {
+    const refused = (params: CaptureInput) => engine.capture({ url: fixtures.url('/article'), ...params });
+    await expect(refused({ format: 'png', content: 'full' })).rejects.toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['content', 'format'] } });
+    await expect(refused({ format: 'markdown', links_selector: 'nav' })).rejects.toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['links_selector', 'format'] } });
+    await expect(refused({ format: 'links', scrape: '[{"selector":"a"}]' })).rejects.toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['scrape', 'format'] } });
+    await expect(refused({ format: 'scrape' })).rejects.toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'scrape' } });
+    await expect(refused({ format: 'scrape', scrape: 'not json' })).rejects.toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'scrape' } });
+    await expect(refused({ format: 'markdown', selector: 'main' })).rejects.toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['selector', 'format'] } });
+    await expect(refused({ outputs: 'markdown,pdfs', response_type: 'json' })).rejects.toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'outputs' } });
+    await expect(refused({ outputs: 'markdown' })).rejects.toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['outputs', 'response_type'] } });
+    await expect(refused({ format: 'mp4', outputs: 'links', response_type: 'json' })).rejects.toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['outputs', 'format'] } });
+    await expect(refused({ format: 'markdown', scenario: 'scroll' })).rejects.toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['format', 'scenario'] } });
+  });
+});
