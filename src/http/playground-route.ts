@@ -25,6 +25,14 @@ const PAGE_HEADERS = {
   'Referrer-Policy': 'no-referrer',
 };
 
+/**
+ * A lens on the accent colour, inline: the page asks for no /favicon.ico, which a service mounted
+ * under a path does not own (img-src allows data:).
+ */
+const ICON = `data:image/svg+xml,${encodeURIComponent(
+  "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 32 32'><rect width='32' height='32' rx='7' fill='#1f5fd6'/><rect x='9' y='5' width='9' height='5' rx='1.5' fill='#fff'/><circle cx='16' cy='18' r='8' fill='none' stroke='#fff' stroke-width='3'/></svg>",
+)}`;
+
 let loaded: Promise<Record<AssetName, Asset> | undefined> | undefined;
 
 /**
@@ -79,6 +87,7 @@ function pageHtml(routes: RouteTable, assetsPrefix: string, files: Record<AssetN
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>capture-engine playground</title>
+<link rel="icon" href="${ICON}">
 <link rel="stylesheet" href="${attribute(`${assetsPrefix}playground.css?v=${version('playground.css')}`)}">
 <script type="module" src="${attribute(`${assetsPrefix}playground.js?v=${version('playground.js')}`)}"></script>
 </head>

@@ -265,3 +265,36 @@ describe('the playground', () => {
     });
   });
 });
+
+// Issue 50, item 16: a gap the height of the form above "The same request", a /favicon.ico that
+// answered 404, and /api/playground/ (a 404 then; the page since issue 47).
+describe('the playground page itself', () => {
+  it('shows the same request right under the result, with an icon of its own, also at /api/playground/', async () => {
+    const { context, page, urls } = await openPlayground({ viewport: { width: 1440, height: 960 } });
+    try {
+      const [result, code, form] = await Promise.all(['#result', '#code', '#request'].map((selector) => page.locator(selector).boundingBox()));
+      const gap = Number.parseFloat(await page.locator('main').evaluate((main) => getComputedStyle(main).rowGap));
+      expect(form!.height).toBeGreaterThan(result!.height + code!.height);
+      expect(code!.y - (result!.y + result!.height)).toBeGreaterThanOrEqual(gap - 1);
+      expect(code!.y - (result!.y + result!.height)).toBeLessThanOrEqual(gap + 1);
+      // In pixels: the panel's border follows the result's within the gap, not the page's background.
+      const shot = await decode(await page.screenshot({ clip: { x: Math.round(code!.x + code!.width / 2), y: Math.round(result!.y + result!.height), width: 1, height: Math.round(gap) + 2 } }));
+      expect(near(shot.at(0, shot.height - 1), shot.at(0, 1), 4)).toBe(false);
+      const icon = await page.evaluate(async () => {
+        const link = document.querySelector<HTMLLinkElement>('link[rel="icon"]');
+        if (!link) return 0;
+        const image = new Image();
+        image.src = link.href;
+        await image.decode();
+        return image.naturalWidth;
+      });
+      expect(icon).toBeGreaterThan(0);
+      expect(urls.filter((url) => url.endsWith('/favicon.ico'))).toEqual([]);
+      const slash = await fetch(`${service.origin}/api/playground/`);
+      expect(slash.status).toBe(200);
+      expect(await slash.text()).toContain('<h2 id="code-title">The same request</h2>');
+    } finally {
+      await context.close();
+    }
+  });
+});
