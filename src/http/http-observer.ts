@@ -16,6 +16,8 @@ export interface AnsweredRequest {
   /** Capture id and the caller's key id (never the key), for the access log. */
   captureId?: string;
   keyId?: string;
+  /** An MCP request that called a tool: a capture request like those of `/v1/capture`. */
+  toolCall?: boolean;
   /** Browser time the request's capture held (queue wait excluded), and the caller's tier. */
   browserSeconds?: number;
   tier?: string;

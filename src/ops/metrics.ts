@@ -78,7 +78,7 @@ export function createCaptureMetrics(options: { registry?: Registry; defaultMetr
   new Gauge({ name: 'capture_browser_memory_bytes', help: 'Resident memory of the local browsers and all their processes', registers: [registry], collect() { this.set(stats?.().browserMemoryBytes ?? 0); } });
 
   const answered = (request: AnsweredRequest): void => {
-    if (request.route !== 'capture' && request.route !== 'render') return;
+    if (request.route !== 'capture' && request.route !== 'render' && request.toolCall !== true) return;
     if (request.cache !== undefined) cache.inc({ result: request.cache });
     requests.inc({ code: request.code ?? (request.status < 400 ? 'OK' : 'UNKNOWN'), format: request.format ?? 'none', scenario: request.scenario ?? 'none' });
     if (request.code === 'RATE_LIMIT_EXCEEDED') rejections.inc({ reason: 'rate' });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createCaptureHttp, type CaptureEngine } from '../../src/index.js';
+import { createCaptureHttp, createCaptureMetrics, type CaptureEngine } from '../../src/index.js';
 import { ADAPTERS, startApp, type RunningApp } from '../helpers/adapters.js';
 import { createTestEngine } from '../helpers/engine.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
@@ -41,9 +41,10 @@ async function connect(origin: string, key: string | undefined): Promise<Client>
 describe.each(ADAPTERS)('MCP over Streamable HTTP on %s', (adapter) => {
   let app: RunningApp;
   let pro: Client;
+  const metrics = createCaptureMetrics({ defaultMetrics: false });
   beforeAll(async () => {
-    // A service of its own per adapter: its own rate limits.
-    const http = createCaptureHttp(engine, { apiKeys: [{ key: PRO, tier: 'PRO' }, { key: FREE, tier: 'FREE' }], tiers: { FREE: { requestsPerMinute: FREE_PER_MINUTE } } });
+    // A service of its own per adapter: its own rate limits and metrics.
+    const http = createCaptureHttp(engine, { apiKeys: [{ key: PRO, tier: 'PRO' }, { key: FREE, tier: 'FREE' }], tiers: { FREE: { requestsPerMinute: FREE_PER_MINUTE } }, observer: metrics.httpObserver });
     app = await startApp(adapter, http);
     pro = await connect(app.origin, PRO);
   });
@@ -82,6 +83,10 @@ describe.each(ADAPTERS)('MCP over Streamable HTTP on %s', (adapter) => {
       const call = async (): Promise<CallToolResult> => (await free.callTool({ name: 'screenshot', arguments: { url: fixtures.url('/halves'), viewport_width: 300, viewport_height: 200 } })) as CallToolResult;
       for (let i = 0; i < FREE_PER_MINUTE; i++) expect((await call()).isError).toBeFalsy();
       expect(refusal(await call())).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', limit: FREE_PER_MINUTE });
+      // Tool calls are capture requests in the metrics too; the handshake and the listing are not.
+      const text = await metrics.registry.metrics();
+      expect(text).toMatch(/capture_limiter_rejections_total\{reason="rate"\} 1\n/);
+      expect(text).toMatch(/capture_browser_seconds_total\{tier="FREE"\} [\d.]+/);
     } finally {
       await free.close();
     }

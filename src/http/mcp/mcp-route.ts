@@ -70,9 +70,12 @@ export class McpRoute {
   private async answer(request: HttpRequest, caller: Account, message: object, captureOptions: CaptureOptions, answer: RouteAnswer): Promise<HttpResponse> {
     const { engine, options } = this;
     const origin = originOf(request);
+    // A tool call's refusal, for the log and the metrics: the HTTP answer itself is a 200 carrying it.
+    let refused: string | undefined;
     const run: RunCapture = async (params) => {
       const captured = await answerCapture(engine, options, { route: 'mcp', request, caller, params }, captureOptions);
-      Object.assign(answer, { format: captured.format, scenario: captured.scenario, captureId: captured.captureId, bytes: captured.bytes, browserSeconds: captured.browserSeconds });
+      Object.assign(answer, { format: captured.format, scenario: captured.scenario, captureId: captured.captureId, bytes: captured.bytes, browserSeconds: captured.browserSeconds, toolCall: true });
+      refused = captured.response.code;
       Object.assign(answer.response.headers, withoutBodyHeaders(captured.response.headers));
       const body = JSON.parse(String(captured.response.body)) as Record<string, unknown>;
       if (captured.response.status !== 200) throw new ToolRefusal(body);
@@ -88,7 +91,7 @@ export class McpRoute {
       const webRequest = new Request(new URL(request.url, origin), { method: 'POST', headers: webHeaders(request.headers) });
       const response = await transport.handleRequest(webRequest, { parsedBody: message });
       const body = Buffer.from(await response.arrayBuffer());
-      return { status: response.status, headers: { ...answer.response.headers, ...Object.fromEntries(response.headers), 'Content-Length': String(body.length) }, body };
+      return { status: response.status, headers: { ...answer.response.headers, ...Object.fromEntries(response.headers), 'Content-Length': String(body.length) }, body, code: refused };
     } finally {
       await server.close();
     }
