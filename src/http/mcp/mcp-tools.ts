@@ -54,9 +54,17 @@ function inputSchemaOf(tool: Omit<CaptureTool, 'inputSchema'>): CaptureTool['inp
   const properties: Record<string, object> = {};
   if (tool.formats.length > 1) properties.format = { ...all.format, enum: [...tool.formats], default: tool.formats[0] };
   for (const [name, schema] of Object.entries(all)) {
-    if (!TRANSPORT_PARAMS.has(name) && !Object.hasOwn(tool.fixed, name) && applies(tool, name)) properties[name] = schema;
+    if (!TRANSPORT_PARAMS.has(name) && !Object.hasOwn(tool.fixed, name) && applies(tool, name)) properties[name] = withFewExamples(schema);
   }
   return { type: 'object', properties, additionalProperties: false };
+}
+
+/**
+ * A model reads every tool's schema before each conversation: `device` lists its 120-odd names as
+ * examples (4.5 kB a tool); three show the form, and a wrong name is refused with the list.
+ */
+function withFewExamples(schema: Property & object): object {
+  return schema.examples && schema.examples.length > 3 ? { ...schema, examples: schema.examples.slice(0, 3) } : schema;
 }
 
 /** Every parameter the tool fixes (a still capture unless it says otherwise), and the format it captures in by default. */
