@@ -48,8 +48,13 @@ export function pageActions(): CapturePlugin {
         when: (params) => params.scroll_into_view !== undefined,
         run: async (ctx) => {
           const element = await visible(ctx, 'scroll_into_view', ctx.params.scroll_into_view as string, ELEMENT_GRACE_MS);
-          await element.evaluate((node, offset) => {
-            window.scrollTo({ top: node.getBoundingClientRect().top + window.scrollY - offset, left: 0, behavior: 'instant' });
+          // Every scrolling ancestor, both axes, as `scrollIntoView` does; the offset is room kept
+          // above the element in each (its scroll margin), not a scroll past it as capture-website's.
+          await element.evaluate((node: HTMLElement, offset) => {
+            const margin = node.style.scrollMarginTop;
+            node.style.scrollMarginTop = `${offset}px`;
+            node.scrollIntoView({ block: 'start', inline: 'nearest', behavior: 'instant' });
+            node.style.scrollMarginTop = margin;
           }, ctx.params.scroll_into_view_offset);
         },
       },

@@ -31,9 +31,9 @@ export const PAGE_OPTION_PROPERTIES = {
   click: Type.Optional(Type.String({ ...SELECTOR, minLength: 1, description: 'Click the element matching this CSS selector once the page is ready, before hiding and delay (else 422).' })),
   selector: Type.Optional(Type.String({ ...SELECTOR, minLength: 1, description: 'Capture only the box of the element matching this CSS selector. It must be visible within a second of the page being ready, else 422 ELEMENT_NOT_FOUND at once (wait_for_selector waits longer).' })),
   scroll_into_view: Type.Optional(
-    Type.String({ ...SELECTOR, minLength: 1, description: 'Scroll the element matching this CSS selector to the top of the viewport before the shot (else 422 ELEMENT_NOT_FOUND).' }),
+    Type.String({ ...SELECTOR, minLength: 1, description: 'Scroll the element matching this CSS selector to the top of the viewport before the shot, as `scrollIntoView` does: every scrolling box around it too, both ways (else 422 ELEMENT_NOT_FOUND).' }),
   ),
-  scroll_into_view_offset: Type.Integer({ minimum: 0, maximum: 10_000, default: 0, description: 'With scroll_into_view: CSS px of the page kept above the element.' }),
+  scroll_into_view_offset: Type.Integer({ minimum: 0, maximum: 10_000, default: 0, description: 'With scroll_into_view: CSS px kept above the element, in the window and in each scrolling box around it (its scroll margin). capture-website\'s `scrollToElement` offset scrolls past the element instead.' }),
   selector_all: Type.Boolean({ default: false, description: 'With selector: capture the box around every element that matches it, not only the first.' }),
   padding: Type.Integer({ minimum: 0, maximum: 1000, default: 0, description: 'With selector: CSS px of the page kept around the element on each side (less at the page\'s top and left edges).' }),
   styles: Type.Optional(Type.String({ maxLength: 32 * 1024, description: 'CSS injected into the page before the capture.' })),
