@@ -1,4 +1,4 @@
-import { FORMATS } from '../core/schema/formats.js';
+import { CONTENT_FORMATS, FORMATS } from '../core/schema/formats.js';
 import { ERROR_CATALOGUE } from '../core/errors/catalogue.js';
 import { IDEMPOTENCY_HEADER, LIMIT_HEADERS, STRICT_PARAMETER, WARNING_HEADER, type OpenApiParts, type OpenApiPiece } from './openapi-parts.js';
 
@@ -26,6 +26,7 @@ export function captureReports(filesPrefix: string): Record<string, object> {
       },
     },
     har_url: { type: 'string', description: `\`har=true\`: relative url of the HAR 1.2 of the page load, under ${filesPrefix}` },
+    ...Object.fromEntries(CONTENT_FORMATS.map((name) => [`${name}_url`, { type: 'string', description: `\`outputs=${name}\`: relative url of the page's ${name} (as format=${name} answers it) from the same render, under ${filesPrefix}` }])),
     uploaded: { const: true, description: '`upload_url`: the file was PUT there' },
     upload_status: { type: 'integer', description: "`upload_url`: the storage's answer" },
     upload_attempts: { type: 'integer', description: '`upload_url`: tries it took' },
@@ -52,11 +53,15 @@ export const CAPTURE_FILE_ANSWER = {
         'Milliseconds waiting for a browser (`queue`) and in each phase a capture ran (a failed one too, up to its failure), how the cache answered (`cache;desc="HIT"`), and the whole request (`total`): `queue;dur=1.2, prepare;dur=3.4, ..., total;dur=260.5`',
       schema: { type: 'string' },
     },
-    'X-Capture-Incomplete': { description: '`best_effort=true`: the waits that ran out, comma-separated; the capture is of the page as it was', schema: { type: 'string' } },
+    'X-Capture-Incomplete': {
+      description: '`best_effort=true`: the waits that ran out, comma-separated; the capture is of the page as it was. Also the outputs cut at their bound (`markdown`, `links`...), whose JSON says `truncated: true`',
+      schema: { type: 'string' },
+    },
   },
   content: {
     ...Object.fromEntries(Object.values(FORMATS).map(({ contentType }) => [contentType, { schema: { type: 'string', format: 'binary' } }])),
-    'application/json': { schema: { $ref: '#/components/schemas/CaptureResult' } },
+    // format=links, metadata and scrape are JSON too.
+    'application/json': { schema: { oneOf: [{ $ref: '#/components/schemas/CaptureResult' }, { type: 'object', description: 'format=links, metadata or scrape' }] } },
   },
 };
 

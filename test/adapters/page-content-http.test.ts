@@ -1,0 +1,102 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { renderLink } from '../../src/index.js';
+import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { isBuilt, killLeftoverBuiltProcesses, startBuiltService, type BuiltService } from '../helpers/built-service.js';
+import { keysCli, type Account } from '../helpers/key-cli.js';
+import { decode, MAGIC } from '../helpers/pixels.js';
+import { articleMarkdown, constructsMarkdown, CONTENT_ROUTES, expectedLinks, FORM_ARIA } from '../plugins/page-content-fixtures.js';
+
+// A test that fails before stopping its service leaves it running: kill what is left.
+afterAll(killLeftoverBuiltProcesses);
+
+/** What a settled page says, over HTTP on the built service (npm start): formats, outputs= sidecars, a cached render link. */
+let fixtures: FixtureServer;
+let dir: string;
+let service: BuiltService;
+let account: Account;
+
+beforeAll(async () => {
+  if (!isBuilt()) return;
+  fixtures = await startFixtureServer(CONTENT_ROUTES);
+  dir = mkdtempSync(path.join(inject('testTempRoot'), 'page-content-http-'));
+  const keys = keysCli(path.join(dir, 'keys.json'));
+  account = await keys.createKey('PRO');
+  service = await startBuiltService('node', { CAPTURE_KEYS_FILE: path.join(dir, 'keys.json'), CAPTURE_ALLOW_PRIVATE_NETWORKS: 'true', CAPTURE_LOG_LEVEL: 'warn' }, ['--storage-dir', path.join(dir, 'files')]);
+});
+afterAll(async () => {
+  await service?.stop();
+  await fixtures?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const capture = (params: Record<string, string>): Promise<Response> => fetch(`${service.origin}/api/v1/capture?${new URLSearchParams(params)}`, { headers: { 'X-API-Key': account.key } });
+const file = (url: string): Promise<Response> => fetch(new URL(url, service.origin), { headers: { 'X-API-Key': account.key } });
+
+describe.skipIf(!isBuilt())('what a settled page says, over HTTP (npm start)', () => {
+  it('format=markdown answers the expected Markdown as text/markdown', async () => {
+    const constructs = await capture({ url: fixtures.url('/constructs'), format: 'markdown', content: 'full', hide_selectors: '#hide-me' });
+    expect(constructs.status).toBe(200);
+    expect(constructs.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+    expect(await constructs.text()).toBe(constructsMarkdown(fixtures.origin));
+    const article = await capture({ url: fixtures.url('/article'), format: 'markdown' });
+    expect(await article.text()).toBe(articleMarkdown(fixtures.origin));
+  });
+
+  it('format=links, metadata, aria, scrape and html answer their JSON, YAML and sandboxed HTML', async () => {
+    const links = await capture({ url: fixtures.url('/links'), format: 'links' });
+    expect(links.headers.get('content-type')).toBe('application/json');
+    expect(await links.json()).toEqual({ links: expectedLinks(fixtures.origin) });
+    const metadata = (await (await capture({ url: fixtures.url('/metadata'), format: 'metadata' })).json()) as { json_ld: unknown[]; icons: unknown[]; open_graph: Record<string, string> };
+    expect([metadata.json_ld.length, metadata.icons.length, metadata.open_graph.image]).toEqual([2, 3, `${fixtures.origin}/og.png`]);
+    const aria = await capture({ url: fixtures.url('/form'), format: 'aria', selector: 'form' });
+    expect(aria.headers.get('content-type')).toBe('text/yaml; charset=utf-8');
+    expect(await aria.text()).toBe(`- text: Email\n${FORM_ARIA}`);
+    const scrape = (await (await capture({ url: fixtures.url('/table'), format: 'scrape', scrape: '[{"selector":"td:first-child"}]' })).json()) as { results: { elements: { text: string }[] }[] };
+    expect(scrape.results[0].elements.map(({ text }) => text)).toEqual(['Apple', 'Pear']);
+    const html = await capture({ url: fixtures.url('/article'), format: 'html', content: 'full' });
+    expect(html.headers.get('content-security-policy')).toBe("sandbox; default-src 'none'");
+    expect(await html.text()).toContain('<nav><a href="/">Home</a>');
+  });
+
+  it('outputs=markdown,links,metadata beside a png: four files from one navigation, each at its <name>_url', async () => {
+    const before = fixtures.hits('/article');
+    const answer = await capture({ url: fixtures.url('/article'), viewport_width: '400', viewport_height: '300', outputs: 'markdown,links,metadata', response_type: 'json' });
+    const body = (await answer.json()) as Record<string, string>;
+    expect(answer.status, JSON.stringify(body)).toBe(200);
+    expect(fixtures.hits('/article') - before).toBe(1);
+    const png = Buffer.from(await (await file(body.url)).arrayBuffer());
+    expect(png.subarray(0, 8)).toEqual(MAGIC.png);
+    expect((await decode(png)).width).toBe(400);
+    const markdown = await file(body.markdown_url);
+    expect(markdown.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+    expect(await markdown.text()).toBe(articleMarkdown(fixtures.origin));
+    const links = (await (await file(body.links_url)).json()) as { links: { url: string }[] };
+    expect(links.links.map(({ url }) => url)).toContain(`${fixtures.origin}/guides/tools.html`);
+    expect(((await (await file(body.metadata_url)).json()) as { title: string }).title).toBe('Pruning apple trees | Orchard Notes');
+  });
+
+  it('a render link to a page\'s Markdown is cached: the second answer is X-Cache: HIT without loading the page again', async () => {
+    const link = renderLink({ baseUrl: service.origin, key: account.id, signingSecret: account.signingSecret, params: { url: fixtures.url('/constructs'), format: 'markdown', content: 'full' } });
+    const before = fixtures.hits('/constructs');
+    const first = await fetch(link);
+    expect([first.status, first.headers.get('x-cache'), first.headers.get('content-type')]).toEqual([200, 'MISS', 'text/markdown; charset=utf-8']);
+    const text = await first.text();
+    const second = await fetch(link);
+    expect([second.status, second.headers.get('x-cache')]).toEqual([200, 'HIT']);
+    expect(await second.text()).toBe(text);
+    expect(fixtures.hits('/constructs') - before).toBe(1);
+  });
+
+  it('refuses what does not apply with the catalogue code naming the parameter', async () => {
+    const refusal = async (params: Record<string, string>): Promise<unknown> => {
+      const response = await capture({ url: fixtures.url('/article'), ...params });
+      return [response.status, await response.json()];
+    };
+    expect(await refusal({ outputs: 'markdown' })).toEqual([400, expect.objectContaining({ code: 'INCOMPATIBLE_PARAMETERS', params: ['outputs', 'response_type'] })]);
+    expect(await refusal({ outputs: 'screenshot', response_type: 'json' })).toEqual([400, expect.objectContaining({ code: 'INVALID_PARAMETER', param: 'outputs' })]);
+    expect(await refusal({ format: 'png', content: 'full' })).toEqual([400, expect.objectContaining({ code: 'INCOMPATIBLE_PARAMETERS', params: ['content', 'format'] })]);
+    expect(await refusal({ format: 'scrape' })).toEqual([400, expect.objectContaining({ code: 'INVALID_PARAMETER', param: 'scrape' })]);
+  });
+});
