@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createCaptureHttp, createCaptureMetrics, type CaptureEngine } from '../../src/index.js';
 import { ADAPTERS, startApp, type RunningApp } from '../helpers/adapters.js';
+import { killLeftoverBuiltProcesses, startBuiltService, type BuiltService } from '../helpers/built-service.js';
 import { createTestEngine } from '../helpers/engine.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { closedPort } from '../helpers/ports.js';
@@ -98,6 +99,28 @@ describe.each(ADAPTERS)('MCP over Streamable HTTP on %s', (adapter) => {
 
   it('refuses a private address through the egress guard', async () => {
     const result = (await pro.callTool({ name: 'screenshot', arguments: { url: `http://127.0.0.1:${await closedPort()}/` } })) as CallToolResult;
+    expect(refusal(result).code).toBe('URL_NOT_ALLOWED');
+  });
+});
+
+describe('MCP on the built service (npm start -- --adapter fastify)', () => {
+  let service: BuiltService;
+  let client: Client;
+  beforeAll(async () => {
+    const { port } = new URL(fixtures.origin);
+    service = await startBuiltService('fastify', { CAPTURE_API_KEYS: `${PRO}:PRO`, CAPTURE_ALLOW_ADDRESSES: `127.0.0.1:${port}` });
+    client = await connect(service.origin, PRO);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await service?.stop();
+    await killLeftoverBuiltProcesses();
+  });
+
+  it('loads the MCP route from the bundle and answers a screenshot under the egress guard', async () => {
+    await expectCaptureTools(client);
+    await expectScreenshot(client, fixtures.url('/halves'), async (uri) => Buffer.from(await (await fetch(uri)).arrayBuffer()));
+    const result = (await client.callTool({ name: 'screenshot', arguments: { url: `http://127.0.0.1:${await closedPort()}/` } })) as CallToolResult;
     expect(refusal(result).code).toBe('URL_NOT_ALLOWED');
   });
 });
