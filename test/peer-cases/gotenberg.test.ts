@@ -37,4 +37,23 @@ describe('Gotenberg: POST /forms/chromium/convert/html', () => {
     // A promise that resolves to false is not met: its resolved value gates the capture.
     expect(near(await colourAt('/ready-later', { wait_for_function: "(async () => window.globalVar === 'ready')()" }), GREEN)).toBe(true);
   });
+
+  // feature-rich-html links doesnotexist.css, a file the upload does not have: a failed load, as
+  // Chromium's net::ERR_FILE_NOT_FOUND is for Gotenberg's files, never an HTTP status.
+  const missingAsset = [{ name: 'index.html', content: '<!doctype html><link rel="stylesheet" href="doesnotexist.css"><body style="background:#00ff00"></body>' }];
+
+  it('gotenberg: POST /forms/chromium/convert/html (Fail On Resource Loading Failed)', async () => {
+    const refused = await engine.capture({ files: missingAsset, format: 'pdf', fail_on_resource_failed: true }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toMatchObject({ code: 'CAPTURE_REJECTED', details: { reason: 'resource_failed' } });
+    expect(JSON.stringify(refused)).toContain('doesnotexist.css');
+  });
+
+  it('gotenberg: POST /forms/chromium/convert/html (Fail On Resource HTTP Status Codes)', async () => {
+    // [499,599] in Gotenberg's terms: a missing file of the upload answered no status at all.
+    const result = await engine.capture({ files: missingAsset, format: 'pdf', fail_on_resource_status: '400-599' });
+    expect(result.format).toBe('pdf');
+  });
 });

@@ -101,16 +101,18 @@ function egressReplyError(reply: string, url: URL): CaptureError {
 
 /**
  * Answers the document's origin from memory (uploads from their files), ahead of every other route (the last one registered
- * runs first); the rest of the page's requests go out through the egress guard as any page's.
+ * runs first); the rest of the page's requests go out through the egress guard as any page's. A
+ * path the document does not have fails to load, as a missing file does for a page opened from
+ * disk (Gotenberg's): it is `fail_on_resource_failed`'s business, never a status of
+ * `fail_on_resource_status`.
  */
 async function serveDocument(ctx: CaptureContext, document: CaptureDocument): Promise<void> {
   const pattern = `${DOCUMENT_ORIGIN}/**`;
   const serve = async (route: Route): Promise<void> => {
     const asset = assetFor(document, route.request().url());
-    const found = asset && (asset.path === undefined ? { body: asset.body } : { path: asset.path });
-    const answer = asset ? { status: 200, contentType: asset.type, ...found } : { status: 404, contentType: 'text/plain', body: 'Not in the document' };
+    const answered = asset ? route.fulfill({ status: 200, contentType: asset.type, ...(asset.path === undefined ? { body: asset.body } : { path: asset.path }) }) : route.abort('failed');
     // The page may be gone by the time a late request is answered.
-    await route.fulfill(answer).catch(() => undefined);
+    await answered.catch(() => undefined);
   };
   await ctx.page.route(pattern, serve);
   ctx.defer(() => ctx.page.unroute(pattern, serve).catch(() => undefined));
