@@ -7,6 +7,7 @@ import type { ImageFormat } from '../../src/core/schema/formats.js';
 import { shootUnlessBlank } from './blank-shot.js';
 import { ELEMENT_GRACE_MS, visible } from '../shared/visible-element.js';
 import { HOLD_RESIZE_KEY } from '../../src/core/page/resize-hold.js';
+import { insetRect } from './inset-rect.js';
 
 type CdpFormat = 'png' | 'jpeg' | 'webp';
 /** Largest side each format's encoder accepts (libjpeg: 65,500; WebP: 16,383; HEIF: 16,384); past them encoders fail or return an empty image. */
@@ -87,6 +88,7 @@ export async function region(ctx: CaptureContext): Promise<ImageArtifact> {
     rect = { x: params.clip_x as number, y: params.clip_y as number, width: params.clip_width as number, height: params.clip_height as number };
   }
   const encoding = encodingFor(ctx);
+  rect = insetRect(rect, params.inset);
   const data = await holdingResize(ctx, () => shoot(ctx.cdp, encoding, rect));
   if (data.length === 0) throw new Error('Chromium returned an empty screenshot');
   const scale = scaleOf(params);

@@ -34,3 +34,17 @@ describe('mask and mask_color', () => {
     expect(refusal(raw)).toMatchObject({ code: 'INVALID_PARAMETER', details: { param } });
   });
 });
+
+describe('inset', () => {
+  it('takes px to shrink (or, negative, grow) a clip or element shot', () => {
+    expect(parseCaptureParams({ url, selector: 'main', inset: -5 }).inset).toBe(-5);
+  });
+
+  it.each([1001, -1001, 1.5])('refuses %s naming inset', (inset) => {
+    expect(refusal({ selector: 'main', inset })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'inset' } });
+  });
+
+  it.each([{ inset: 10 }, { inset: 10, full_page: true }])('refuses %o without a clip or selector as INCOMPATIBLE_PARAMETERS', (raw) => {
+    expect(refusal(raw)).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['inset', 'selector'] } });
+  });
+});

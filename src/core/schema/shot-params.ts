@@ -21,6 +21,13 @@ export const SHOT_PROPERTIES = {
     }),
   ),
   mask_color: Type.Optional(Type.String({ pattern: HEX_COLOR, maxLength: 9, description: `With mask: the colour of the boxes, \`#rgb\`, \`#rgba\`, \`#rrggbb\` or \`#rrggbbaa\`. Default ${DEFAULT_MASK_COLOR}, as Playwright's.` })),
+  inset: Type.Optional(
+    Type.Integer({
+      minimum: -1000,
+      maximum: 1000,
+      description: 'With selector or clip_*: CSS px taken off each side of the region (a negative value adds that much page around it, but not past its top and left edges), after padding.',
+    }),
+  ),
 };
 
 export const SHOT_ALLOWED_TEXT: Partial<Record<keyof typeof SHOT_PROPERTIES, string>> = {
@@ -35,5 +42,6 @@ function incompatible(message: string, params: string[]): CaptureError {
 export function checkShotCombinations(given: Map<string, unknown>): void {
   const format = (given.get('format') ?? 'png') as CaptureFormat;
   if (given.has('mask_color') && !given.has('mask')) throw incompatible('mask_color is the colour of mask: it needs mask', ['mask_color', 'mask']);
+  if (given.has('inset') && !given.has('selector') && !given.has('clip_x')) throw incompatible('inset shrinks or grows a clip or element shot: it needs selector or clip_x, clip_y, clip_width and clip_height', ['inset', 'selector']);
   if (given.has('mask') && !isImageFormat(format)) throw incompatible(`mask paints over a still image: ${IMAGE_FORMATS.join(', ')}, not format '${format}'`, ['mask', 'format']);
 }
