@@ -6,7 +6,8 @@ import { InputError, UsageError } from './exit-codes.js';
 export const USAGE = `capture-engine shot <url> -o <file> [--<parameter> <value> ...]
 capture-engine shot --multi <shots.yml>
   One capture (or several with one engine), no server. Every parameter of /v1/capture is a flag,
-  its name in kebab case: --format pdf --device-scale-factor 2 --full-page. A flag of a yes/no
+  its name in kebab case: --format pdf --device-scale-factor 2 --full-page. Without --format, the
+  file's extension names it: -o page.md is Markdown, page.pdf a PDF, page.txt text. A flag of a yes/no
   parameter alone means true. A value @<file> is read from that file (--html @page.html,
   --headers @headers.json). --width and --height are short for --viewport-width and
   --viewport-height. --multi reads a YAML (or JSON) list of shots, each {output: file, ...parameters},

@@ -8,6 +8,7 @@ import { baseOptions } from './options-from-env.js';
 import { EXIT_HELP } from './exit-codes.js';
 import { USAGE, oneShot, parameterHelp, readFlags, readMulti, type Shot } from './shot-flags.js';
 import { shotProgress, type ShotProgress } from './shot-progress.js';
+import { formatOfFile } from './output-format.js';
 
 /** `capture-engine shot`: captures to files, no server. */
 export async function shot(args: string[]): Promise<void> {
@@ -28,7 +29,9 @@ export async function shot(args: string[]): Promise<void> {
 async function capture(engine: CaptureEngine, { output, response_type: responseType, ...params }: Shot, onProgress: CaptureOptions['onProgress'], progress: ShotProgress): Promise<void> {
   // The file goes to -o, never to the storage a json answer of the HTTP service is served from: a
   // shot answers json itself. Any other value is the engine's to refuse.
-  const result = await engine.capture(responseType === 'json' || responseType === 'image' ? params : { ...params, response_type: responseType }, { onProgress });
+  // No format given: the file's extension names it (page.md, page.pdf), else the engine's default.
+  const wanted = params.format === undefined ? { ...params, ...formatOfFile(output) } : params;
+  const result = await engine.capture(responseType === 'json' || responseType === 'image' ? wanted : { ...wanted, response_type: responseType }, { onProgress });
   try {
     if (result.data) await writeFile(output, result.data);
     else await pipeline(result.stream(), createWriteStream(output));
