@@ -12,6 +12,7 @@ import { blockAds, blockTrackers, type BlockAdsOptions } from './block-ads/index
 import { blockCookies, type BlockCookiesOptions } from './block-cookies/index.js';
 import { blockRequests } from './block-requests/index.js';
 import { interceptRequests } from './intercept-requests/index.js';
+import { pageInjections } from './page-injections/index.js';
 import { staticScenario } from './scenario-static/index.js';
 import { encodeImage } from './encode-image/index.js';
 import { scrollScenario } from './scenario-scroll/index.js';
@@ -19,7 +20,7 @@ import { recordScenario } from './scenario-record/index.js';
 import { encodeVideo } from './encode-video/index.js';
 import { extractContent } from './extract-content/index.js';
 
-export { geolocation, pageOptions, pageSettle, pageWaits, pageActions, captureRules, diagnostics, hideSelectors, maskElements, blockAds, blockTrackers, blockCookies, blockRequests, interceptRequests, staticScenario, encodeImage, scrollScenario, recordScenario, encodeVideo, extractContent };
+export { geolocation, pageOptions, pageSettle, pageWaits, pageActions, captureRules, diagnostics, hideSelectors, maskElements, blockAds, blockTrackers, blockCookies, blockRequests, interceptRequests, pageInjections, staticScenario, encodeImage, scrollScenario, recordScenario, encodeVideo, extractContent };
 export type { BlockAdsOptions, BlockCookiesOptions };
 
 /** What the built-in plugins take from `createCaptureEngine`'s options. */
@@ -51,6 +52,7 @@ export function defaultPlugins(options: DefaultPluginOptions = {}): CapturePlugi
     blockTrackers(options.adBlocking),
     blockCookies(options.cookieBanners),
     interceptRequests(),
+    pageInjections(),
     pageWaits(),
     pageActions(),
     hideSelectors(),

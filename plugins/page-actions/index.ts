@@ -4,6 +4,7 @@ import { allowedFor } from '../../src/core/schema/capture-params.js';
 import { ELEMENT_GRACE_MS, visible } from '../shared/visible-element.js';
 import { pageWait } from '../../src/core/page/page-wait.js';
 import { reasonOf, runActions, runCallerScript } from '../shared/run-actions.js';
+import { runModuleScript } from '../shared/module-script.js';
 import { evaluateInPage } from '../shared/evaluate-in-page.js';
 import { disableAnimations } from './disable-animations.js';
 
@@ -100,7 +101,7 @@ export function pageActions(): CapturePlugin {
 /** The caller's script, as the body of an async function in the page; its failure is the caller's (400). */
 async function runScript(ctx: CaptureContext): Promise<void> {
   try {
-    await runCallerScript(ctx.page, ctx.params.scripts as string);
+    await (ctx.params.scripts_type === 'module' ? runModuleScript : runCallerScript)(ctx.page, ctx.params.scripts as string);
   } catch (error) {
     if (ctx.signal.aborted) throw error;
     throw captureErrors.invalidParameter('scripts', `Invalid parameter 'scripts': it failed in the page: ${reasonOf(error)}`, allowedFor('scripts'));

@@ -17,7 +17,7 @@ export interface TierLimits {
   geolocation: boolean;
   /** Tallest full-page image in px: the default of `full_page_max_height` and its largest value. */
   maxFullPageHeight: number;
-  /** Whether `scripts` and `wait_for_function` (the caller's JavaScript in the page) may be set. */
+  /** Whether `scripts`, `wait_for_function`, `init_scripts` and `script_urls` (the caller's JavaScript in the page) may be set. */
   scripts: boolean;
   /** Largest `device_scale_factor` (1..4); each step up multiplies the pixels rendered and encoded. */
   maxDeviceScaleFactor: number;
@@ -102,7 +102,7 @@ export function checkTierGates(params: CaptureParams, tier: TierName, tiers: Tie
     });
   }
   // A condition waited for is the caller's JavaScript in the page as much as a script is.
-  for (const param of ['scripts', 'wait_for_function'] as const) {
+  for (const param of ['scripts', 'wait_for_function', 'init_scripts', 'script_urls'] as const) {
     if (params[param] !== undefined && !limits.scripts) {
       throw new CaptureError('TIER_RESTRICTED', `${param} is not available on the ${tier} tier`, {
         details: { param, tier, required: cheapestTier(tiers, (t) => t.scripts) ?? 'ENTERPRISE' },

@@ -20,6 +20,7 @@ import { documentOf } from './document/capture-document.js';
 import { activeContext, inSpan, recordFailure, tracer, type Span } from './telemetry/tracing.js';
 import { tellProgress, type ProgressListener } from './progress.js';
 import { hasHooks, type CaptureHooks } from './capture-hooks.js';
+import { injectedUrls } from './schema/injection-params.js';
 
 /** `beforeNavigation` and `beforeCapture` (see `CaptureHooks`) are the library's only: they cannot travel over HTTP. */
 export interface CaptureOptions extends CaptureHooks {
@@ -45,6 +46,11 @@ export interface CaptureOptions extends CaptureHooks {
   uploads?: ReadonlyMap<string, string>;
   /** Told as the capture waits for a browser, enters each phase, encodes a video's frames, uploads. */
   onProgress?: ProgressListener;
+}
+
+/** What a capture makes the page load besides its target: refused addresses are refused before a browser is taken. */
+function loadedUrls(params: CaptureParams): string[] {
+  return [...injectedUrls(params.script_urls), ...injectedUrls(params.style_urls)];
 }
 
 /**
@@ -105,6 +111,7 @@ export class CaptureEngine {
     if (params.url !== undefined) await this.egress.checkTarget(params.url);
     if (params.proxy !== undefined) await this.egress.checkProxy(params.proxy);
     if (params.upload_url !== undefined) await this.egress.checkUpload(params.upload_url);
+    for (const url of loadedUrls(params)) await this.egress.checkTarget(url);
   }
 
   get stats(): PoolStats {
@@ -140,6 +147,7 @@ export class CaptureEngine {
       // Refused addresses answer before anything costly: a queue slot, a browser context, or the
       // conversion of a document (a capture made to fail after it would be heavy work for free).
       if (params.url !== undefined) await abortable(this.egress.checkTarget(params.url), deadline.signal);
+      for (const url of loadedUrls(params)) await abortable(this.egress.checkTarget(url), deadline.signal);
       const proxy = params.proxy === undefined ? undefined : await abortable(this.egress.checkProxy(params.proxy), deadline.signal);
       const uploadTo = params.upload_url === undefined ? undefined : await abortable(this.egress.checkUpload(params.upload_url), deadline.signal);
       const document = await abortable(documentOf(params, deadline.signal, options.uploads), deadline.signal);

@@ -73,7 +73,7 @@ async function navigate(ctx: CaptureContext, egress: EgressGuard): Promise<void>
   try {
     const waitUntil = params.wait_until === 'load' ? 'load' : 'domcontentloaded';
     const started = performance.now();
-    const response = await abortable(page.goto(ctx.target, { waitUntil, timeout: 0 }), ctx.signal).catch((error: unknown) => {
+    const response = await abortable(page.goto(ctx.target, { waitUntil, timeout: 0, ...(params.referrer ? { referer: params.referrer } : {}) }), ctx.signal).catch((error: unknown) => {
       throw refusal() ?? toCaptureError(error, { url: hops.at(-1) });
     });
     const refused = refusal();

@@ -9,6 +9,7 @@ import { ACTION_PROPERTIES } from './action-params.js';
 import { PDF_OPTION_PROPERTIES } from './pdf-params.js';
 import { DOCUMENT_PROPERTIES } from './document-params.js';
 import { READINESS_PROPERTIES } from './readiness-params.js';
+import { INJECTION_PROPERTIES } from './injection-params.js';
 import { MEDIA_FEATURE_PROPERTIES } from './media-feature-params.js';
 import { SHOT_PROPERTIES } from './shot-params.js';
 import { OUTPUT_PROPERTIES } from './output-params.js';
@@ -77,6 +78,7 @@ export const CaptureParamsSchema = Type.Object(
     ...PAGE_OPTION_PROPERTIES,
     ...MEDIA_FEATURE_PROPERTIES,
     ...ACTION_PROPERTIES,
+    ...INJECTION_PROPERTIES,
     pdf_paper: Type.Enum([...PDF_PAPERS], { default: 'A4', description: 'Paper size of a pdf.' }),
     pdf_landscape: Type.Boolean({ default: false, description: 'Print a pdf in landscape orientation.' }),
     pdf_print_background: Type.Boolean({ default: true, description: 'Print backgrounds (colours and images) into a pdf.' }),
