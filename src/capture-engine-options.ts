@@ -69,6 +69,15 @@ export interface CaptureEngineOptions {
    */
   allowAddress?: ((address: string, port: number) => boolean) | readonly string[];
   /**
+   * Only URLs this regular expression matches may be captured or loaded by a page (targets, redirects,
+   * every subresource), on top of the address checks, as Gotenberg's `--chromium-allow-list`. RE2
+   * syntax (no lookahead, no backreferences), matched anywhere in the URL: anchor it with `^`.
+   * @example '^https://([a-z0-9-]+\\.)*example\\.com/' @default env CAPTURE_URL_ALLOW_LIST
+   */
+  urlAllowList?: string;
+  /** URLs this regular expression matches are refused even when the allow list matches them, as Gotenberg's `--chromium-deny-list`. @default env CAPTURE_URL_DENY_LIST */
+  urlDenyList?: string;
+  /**
    * The operator's proxies, by name: a capture's `proxy=<name>` sends its page's requests through
    * one without the caller seeing its address or credentials; the operator's proxies are dialled
    * without the guard's address check. @example { de: 'http://user:pass@proxy.example:3128' } @default env CAPTURE_PROXIES

@@ -28,7 +28,7 @@ export async function createCaptureEngine(options: CaptureEngineOptions = {}): P
   const concurrency = positive(options.concurrency ?? DEFAULTS.concurrency, 'concurrency');
   const executablePath = options.connectEndpoint ? (options.executablePath ?? '') : findChromium(options.executablePath);
   await mkdir(tempDir, { recursive: true });
-  const egress = await createCaptureEgress({ allowPrivateNetworks: options.allowPrivateNetworks ?? false, resolver: options.resolver, allowAddress: allowAddressOption(options.allowAddress), proxies: options.proxies });
+  const egress = await createCaptureEgress({ allowPrivateNetworks: options.allowPrivateNetworks ?? false, resolver: options.resolver, allowAddress: allowAddressOption(options.allowAddress), proxies: options.proxies, urlLists: { allow: options.urlAllowList, deny: options.urlDenyList } });
   const engine = await CaptureEngine.create({
     pool: browserPool(options, egress, { tempDir, log, concurrency, executablePath }),
     egress,

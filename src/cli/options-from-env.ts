@@ -16,6 +16,8 @@ export function baseOptions(allowPrivate: boolean | undefined, storageDir: strin
     browserMemoryMb: positiveIntegerEnv('CAPTURE_BROWSER_MEMORY_MB'),
     proxies: parseNamedProxies(process.env.CAPTURE_PROXIES),
     allowAddress: parseAllowedAddresses(process.env.CAPTURE_ALLOW_ADDRESSES),
+    urlAllowList: process.env.CAPTURE_URL_ALLOW_LIST,
+    urlDenyList: process.env.CAPTURE_URL_DENY_LIST,
   };
 }
 

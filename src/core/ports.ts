@@ -113,6 +113,8 @@ export interface EgressGuard {
   checkProxy(raw: string): Promise<OutboundProxy>;
   /** Why the connection `url` needed was not carried in the context whose lease has `attachment`. */
   failureFor(attachment: unknown, url: string): EgressFailure | undefined;
+  /** Set when the operator's URL allow or deny list is: whether they refuse `url` (every request of a page is checked). */
+  refusesUrl?(url: string): boolean;
   /** Parses and checks an `upload_url` like a target (allowed addresses included); throws INVALID_PARAMETER or URL_NOT_ALLOWED. */
   checkUpload(raw: string): Promise<URL>;
   /** PUTs a finished file to a checked `upload_url`, with retries; throws UPLOAD_FAILED. */

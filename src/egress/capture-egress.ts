@@ -8,6 +8,8 @@ import { createOutboundGuard } from './outbound-guard.js';
 import { putToPresignedUrl } from './presigned-upload.js';
 import { parseTargetUrl } from './target-url.js';
 import { namedProxies, resolveOutboundProxy } from './outbound-proxy.js';
+import { compileUrlLists, type UrlListOptions } from './url-lists.js';
+import { captureErrors } from '../core/errors/factories.js';
 
 export interface CaptureEgressOptions {
   /** Allow targets on private, loopback and link-local networks (tests, intranets). */
@@ -18,6 +20,8 @@ export interface CaptureEgressOptions {
   allowAddress?: (address: string, port: number) => boolean;
   /** The operator's proxies, by the name a capture's `proxy` gives. */
   proxies?: Readonly<Record<string, string>>;
+  /** The operator's URL allow and deny lists, on top of the address checks. */
+  urlLists?: UrlListOptions;
 }
 
 /** The guard as the engine uses it, plus what the browser layer needs to route every context through it. */
@@ -40,11 +44,13 @@ export async function createCaptureEgress(options: CaptureEgressOptions): Promis
     isAllowed: options.allowAddress,
   };
   const named = namedProxies(options.proxies);
+  const lists = compileUrlLists(options.urlLists ?? {});
   const proxy = createEgressProxy(policy);
   const uploads = createOutboundGuard({ allowPrivateNetworks: options.allowPrivateNetworks, resolver: policy.resolver, allowAddress: options.allowAddress });
   return {
     checkTarget: async (raw) => {
       const url = parseTargetUrl(raw, { allowPrivateNetworks: options.allowPrivateNetworks });
+      if (lists.refuses(url.href)) throw captureErrors.urlNotAllowed(url.href, "The operator's URL allow or deny list refuses this URL");
       await resolveAllowed(url, policy);
       return url;
     },
@@ -61,6 +67,7 @@ export async function createCaptureEgress(options: CaptureEgressOptions): Promis
       };
     },
     failureFor: (session, url) => (session as EgressSession | undefined)?.failureFor(url),
+    ...(lists.active ? { refusesUrl: lists.refuses } : {}),
     checkUpload: (raw) => uploads.check(raw, 'upload_url'),
     upload: (url, file, signal) => putToPresignedUrl(url, file, uploads, signal),
     close: () => proxy.close(),

@@ -9,6 +9,7 @@ import type { CaptureError } from '../errors/catalogue.js';
 import type { Request, Response, Route } from 'playwright-core';
 import { assetFor, DOCUMENT_ORIGIN, type CaptureDocument } from '../document/capture-document.js';
 import { pageWait, recordWait } from './page-wait.js';
+import { isListRefused, refuseListedUrls } from './url-list-route.js';
 
 /** Quiet time that makes the network count as idle, as in Puppeteer. */
 const NETWORK_IDLE_MS = 500;
@@ -39,6 +40,7 @@ export function corePlugin(egress: EgressGuard): CapturePlugin {
 
 async function navigate(ctx: CaptureContext, egress: EgressGuard): Promise<void> {
   const { page, params } = ctx;
+  if (egress.refusesUrl) await refuseListedUrls(ctx, egress);
   if (ctx.document) await serveDocument(ctx, ctx.document);
   const session = ctx.state.get(CONTEXT_ATTACHMENT);
   // Every main-frame hop (redirects included): a refused hop is the caller's URL_NOT_ALLOWED.
@@ -59,6 +61,7 @@ async function navigate(ctx: CaptureContext, egress: EgressGuard): Promise<void>
   const refusal = (): CaptureError | undefined => {
     if (leftTheWeb !== undefined) return captureErrors.urlNotAllowed(leftTheWeb, 'The page redirected to a URL that is not http or https');
     for (const url of [...hops].reverse()) {
+      if (isListRefused(egress, url)) return captureErrors.urlNotAllowed(url, "The operator's URL allow or deny list refuses this URL");
       const failure = egress.failureFor(session, url);
       if (failure === 'refused') return captureErrors.urlNotAllowed(url);
       if (failure === 'dns') return captureErrors.dnsFailed(new URL(url).hostname);
