@@ -41,7 +41,7 @@ const crossings = [
   onlyFiles('ops', 'http', ['./http-observer.ts'], "operations observe the HTTP service through its observer port (src/http/http-observer.ts) only"),
   onlyFiles('client', 'http', ['./async-captures-port.ts', './render-link-query.ts'], 'the client takes the status types and the render-link query of the HTTP service only'),
   onlyFiles('client', 'access', ['./link-canonical.ts'], 'the client takes the canonical link form of access control only'),
-  onlyFiles('client', 'core', ['./schema/capture-schema.ts'], 'the client takes the request schema\'s types of the core only'),
+  onlyFiles('client', 'core', ['./schema/capture-schema.ts', './page-content.ts'], 'the client takes the request schema\'s types and the content formats\' answers of the core only'),
 ];
 const zones = [
   onlyImports('core', [], 'the core knows its edges only by the interfaces in src/core/ports.ts'),

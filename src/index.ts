@@ -16,7 +16,8 @@ export { captureErrors } from './core/errors/factories.js';
 export { CaptureParamsSchema, captureParamsJsonSchema, parseCaptureParams, type CaptureParams, type CaptureInput } from './core/schema/capture-params.js';
 export { FORMATS, IMAGE_FORMATS, VIDEO_FORMATS, CONTENT_FORMATS, isVideoFormat, isContentFormat, type CaptureFormat, type ContentFormat } from './core/schema/formats.js';
 // What a settled page says (Markdown, links, metadata, ARIA...), for anything holding a Playwright page.
-export { pageOutput, OUTPUT_LIMITS, type PageOutput, type PageOutputOptions, type PageLink, type ScrapeRule } from '../plugins/extract-content/index.js';
+export { pageOutput, OUTPUT_LIMITS, type PageOutput, type PageOutputOptions } from '../plugins/extract-content/index.js';
+export type { ContentAnswers, LinksAnswer, MetadataAnswer, PageLink, ScrapeAnswer, ScrapedElement, ScrapeRule } from './core/page-content.js';
 export { PHASES, stateKey, CaptureState, type StateKey, type ResolvedCoreOptions, type Phase, type Stage, type CapturePlugin, type CaptureContext, type PluginHost, type ImageArtifact, type FrameStream, type EncodedOutput, type StoredOutput } from './core/plugin-api.js';
 export type { ContextPool, BrowserLease, EgressGuard, PoolStats, PreparedContext, CaptureObserver } from './core/ports.js';
 export { consoleLogger, silentLogger, type Logger } from './core/telemetry/logger.js';

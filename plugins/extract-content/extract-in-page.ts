@@ -3,13 +3,7 @@
  * `toString()`: nothing from outside it but its argument). Every list is capped in the page, so
  * a page with a million links hands the service at most the cap.
  */
-
-export interface PageLink {
-  url: string;
-  text: string;
-  rel: string | null;
-  same_origin: boolean;
-}
+import type { PageLink, ScrapedElement, ScrapeRule } from '../../src/core/page-content.js';
 
 /** Every `<a href>` (inside `selector`'s elements when given), absolute, first of each URL, fragment-only ones left out. */
 export function linksInPage({ selector, max, maxText }: { selector?: string; max: number; maxText: number }): { links: PageLink[]; truncated: boolean } | { invalidSelector: true } {
@@ -119,18 +113,6 @@ export function metadataInPage({ maxJsonLdChars }: { maxJsonLdChars: number }): 
     fonts: [...fonts].slice(0, 200),
     truncated,
   };
-}
-
-export interface ScrapeRule {
-  selector: string;
-  attributes?: string[];
-}
-
-export interface ScrapedElement {
-  text: string;
-  html: string;
-  attributes: Record<string, string>;
-  box: { x: number; y: number; width: number; height: number };
 }
 
 /** Each rule's elements: text, inner HTML, attributes (those named, or all) and box in page coordinates. */

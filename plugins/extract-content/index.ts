@@ -4,7 +4,7 @@ import { outputsOf } from '../../src/core/schema/output-params.js';
 import { pageOutput, type PageOutput } from './page-output.js';
 
 export { pageOutput, OUTPUT_LIMITS, type PageOutput, type PageOutputOptions } from './page-output.js';
-export type { PageLink, PageMetadataInPage, ScrapeRule, ScrapedElement } from './extract-in-page.js';
+export type { ContentAnswers, LinksAnswer, MetadataAnswer, PageLink, ScrapeAnswer, ScrapedElement, ScrapeRule } from '../../src/core/page-content.js';
 
 /**
  * What the settled page says, from the same page as the picture (after blocking, hiding and

@@ -2,7 +2,8 @@ import type { Page } from 'playwright-core';
 import { captureErrors } from '../../src/core/errors/factories.js';
 import type { ContentFormat } from '../../src/core/schema/formats.js';
 import { contentInPage, type ContentRequest } from './content-in-page.js';
-import { linksInPage, metadataInPage, scrapeInPage, type ScrapeRule } from './extract-in-page.js';
+import { linksInPage, metadataInPage, scrapeInPage } from './extract-in-page.js';
+import type { ScrapeRule } from '../../src/core/page-content.js';
 import { pageLibraries } from './page-libraries.js';
 
 /**

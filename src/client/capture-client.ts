@@ -1,5 +1,6 @@
 import type { CaptureParams } from '../core/schema/capture-schema.js';
 import type { BulkStatus, CaptureJobStatus } from '../http/async-captures-port.js';
+import type { ContentAnswers } from '../core/page-content.js';
 import { canonicalQuery } from '../access/link-canonical.js';
 import { unsignedRenderLink } from '../http/render-link-query.js';
 import { apiErrorOf, CaptureApiError } from './api-error.js';
@@ -124,6 +125,13 @@ export class CaptureClient {
   async captureJson(params: CaptureRequest, options: RequestOptions = {}): Promise<CaptureJson> {
     const answer = (await (await this.send('POST', '/capture', { ...params, response_type: 'json' }, options)).json()) as CaptureJson;
     return { ...answer, absoluteUrl: new URL(answer.url, `${this.origin}/`).href };
+  }
+
+  /** What a page says, typed by format: Markdown, HTML, text and the ARIA snapshot as text; links, metadata and scrape as their JSON. */
+  async content<F extends keyof ContentAnswers>(format: F, params: Omit<CaptureRequest, 'format'>, options: RequestOptions = {}): Promise<ContentAnswers[F]> {
+    const { bytes, contentType } = await this.capture({ ...params, format }, options);
+    const text = new TextDecoder().decode(bytes);
+    return (contentType.startsWith('application/json') ? JSON.parse(text) : text) as ContentAnswers[F];
   }
 
   /** Queues an asynchronous capture (`webhook_url` to be told when it ends); `waitFor` its id. */

@@ -7,3 +7,4 @@ export type { RetryOptions } from './retries.js';
 export { operatorLinkCredentials, verifyWebhook, WEBHOOK_TOLERANCE_SECONDS } from './web-crypto.js';
 export type { VerifyWebhookOptions, WebhookHeaders } from './web-crypto.js';
 export type { BulkStatus, CaptureJobStatus } from '../http/async-captures-port.js';
+export type { ContentAnswers, LinksAnswer, MetadataAnswer, PageLink, ScrapeAnswer, ScrapedElement, ScrapeRule } from '../core/page-content.js';

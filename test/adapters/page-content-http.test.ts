@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { renderLink } from '../../src/index.js';
+import { createCaptureClient } from '../../src/client/index.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { isBuilt, killLeftoverBuiltProcesses, startBuiltService, type BuiltService } from '../helpers/built-service.js';
 import { keysCli, type Account } from '../helpers/key-cli.js';
@@ -54,7 +55,7 @@ describe.skipIf(!isBuilt())('what a settled page says, over HTTP (npm start)', (
     expect(aria.headers.get('content-type')).toBe('text/yaml; charset=utf-8');
     expect(await aria.text()).toBe(`- text: Email\n${FORM_ARIA}`);
     const scrape = (await (await capture({ url: fixtures.url('/table'), format: 'scrape', scrape: '[{"selector":"td:first-child"}]' })).json()) as { results: { elements: { text: string }[] }[] };
-    expect(scrape.results[0].elements.map(({ text }) => text)).toEqual(['Apple', 'Pear']);
+    expect(scrape.results[0]?.elements.map(({ text }) => text)).toEqual(['Apple', 'Pear']);
     const html = await capture({ url: fixtures.url('/article'), format: 'html', content: 'full' });
     expect(html.headers.get('content-security-policy')).toBe("sandbox; default-src 'none'");
     expect(await html.text()).toContain('<nav><a href="/">Home</a>');
@@ -63,7 +64,7 @@ describe.skipIf(!isBuilt())('what a settled page says, over HTTP (npm start)', (
   it('outputs=markdown,links,metadata beside a png: four files from one navigation, each at its <name>_url', async () => {
     const before = fixtures.hits('/article');
     const answer = await capture({ url: fixtures.url('/article'), viewport_width: '400', viewport_height: '300', outputs: 'markdown,links,metadata', response_type: 'json' });
-    const body = (await answer.json()) as Record<string, string>;
+    const body = (await answer.json()) as Record<'url' | 'markdown_url' | 'links_url' | 'metadata_url', string>;
     expect(answer.status, JSON.stringify(body)).toBe(200);
     expect(fixtures.hits('/article') - before).toBe(1);
     const png = Buffer.from(await (await file(body.url)).arrayBuffer());
@@ -87,6 +88,16 @@ describe.skipIf(!isBuilt())('what a settled page says, over HTTP (npm start)', (
     expect([second.status, second.headers.get('x-cache')]).toEqual([200, 'HIT']);
     expect(await second.text()).toBe(text);
     expect(fixtures.hits('/constructs') - before).toBe(1);
+  });
+
+  it('the typed client answers each format typed: Markdown as text, links and metadata as their JSON', async () => {
+    const client = createCaptureClient({ baseUrl: service.origin, apiKey: account.key });
+    const markdown: string = await client.content('markdown', { url: fixtures.url('/article') });
+    expect(markdown).toBe(articleMarkdown(fixtures.origin));
+    const { links } = await client.content('links', { url: fixtures.url('/links') });
+    expect(links).toEqual(expectedLinks(fixtures.origin));
+    const { twitter, feeds } = await client.content('metadata', { url: fixtures.url('/metadata') });
+    expect([twitter.card, feeds[0]?.url]).toEqual(['summary_large_image', `${fixtures.origin}/feed.xml`]);
   });
 
   it('refuses what does not apply with the catalogue code naming the parameter', async () => {

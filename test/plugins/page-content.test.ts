@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CaptureEngine, CaptureInput } from '../../src/index.js';
-import { OUTPUT_LIMITS } from '../../src/index.js';
+import { OUTPUT_LIMITS, type ScrapeAnswer } from '../../src/index.js';
 import { createTestEngine } from '../helpers/engine.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { articleMarkdown, constructsMarkdown, CONTENT_ROUTES, expectedLinks, FORM_ARIA } from './page-content-fixtures.js';
@@ -100,7 +100,7 @@ describe('what a settled page says (library)', () => {
 
   it('format=scrape: each selector\'s elements with their text, HTML, attributes and box', async () => {
     const answer = await json({ url: fixtures.url('/table'), format: 'scrape', scrape: '[{"selector":"tr.row","attributes":["data-sku"]},{"selector":"#prices td:first-child"}]' });
-    const [rows, cells] = answer.results as { selector: string; elements: { text: string; html: string; attributes: Record<string, string>; box: Record<string, number> }[] }[];
+    const [rows, cells] = answer.results as [ScrapeAnswer['results'][number], ScrapeAnswer['results'][number]];
     expect(rows.selector).toBe('tr.row');
     expect(rows.elements.map(({ text, html, attributes }) => ({ text, html, attributes }))).toEqual([
       { text: 'Apple\t1.20', html: '<td>Apple</td><td>1.20</td>', attributes: { 'data-sku': 'a1' } },
@@ -128,7 +128,7 @@ describe('what a settled page says (library)', () => {
     const answer = JSON.parse(links.text) as { links: { url: string }[]; truncated: boolean };
     expect(answer.links).toHaveLength(OUTPUT_LIMITS.maxLinks);
     expect(answer.truncated).toBe(true);
-    expect(answer.links[9_999].url).toBe(`${fixtures.origin}/l/9999`);
+    expect(answer.links[9_999]?.url).toBe(`${fixtures.origin}/l/9999`);
     expect(links.incomplete).toEqual(['links']);
   });
 
