@@ -1,7 +1,7 @@
 import type { Route } from 'playwright-core';
 import type { CaptureContext, CapturePlugin } from '../../src/core/plugin-api.js';
 import { interceptBody, type InterceptRule } from '../../src/core/schema/intercept-params.js';
-import { matchesGlob } from './url-glob.js';
+import { matchesGlob } from '../shared/url-glob.js';
 
 /**
  * `intercept`: requests of the page answered with the caller's status, headers and body, never

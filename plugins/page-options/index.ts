@@ -1,5 +1,7 @@
 import type { CaptureContext, CapturePlugin } from '../../src/core/plugin-api.js';
 import { mediaFeaturesStage } from './media-features.js';
+import { headerScope } from '../../src/core/schema/header-scope-params.js';
+import { matchesGlob } from '../shared/url-glob.js';
 
 /**
  * How the page is emulated, set on the capture's own page before it navigates: device scale
@@ -98,14 +100,16 @@ async function setCookies({ browserContext, params, target: address }: CaptureCo
 }
 
 /**
- * The caller's extra headers, on requests to the target's origin only: a third party the page
- * loads never sees them. Requests are intercepted only when headers were asked for.
+ * The caller's extra headers, on requests to the target's origin only, or to those `headers_scope`
+ * names: a third party the page loads never sees them unless the caller says so. Requests are
+ * intercepted only when headers were asked for.
  */
 async function sendHeadersToTarget({ page, params, target }: CaptureContext): Promise<void> {
   const origin = new URL(target).origin;
   const extra = params.headers ?? {};
+  const scope = headerScope(params.headers_scope);
   await page.route(
-    (url) => url.origin === origin,
+    (url) => (scope === undefined ? url.origin === origin : scope.some((pattern) => matchesGlob(pattern, url.href))),
     (route) => route.fallback({ headers: { ...route.request().headers(), ...extra } }),
   );
 }

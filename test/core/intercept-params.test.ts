@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseCaptureParams } from '../../src/core/schema/capture-params.js';
 import { MAX_INTERCEPT_BODY_BYTES, MAX_INTERCEPTS } from '../../src/core/schema/intercept-params.js';
-import { matchesGlob } from '../../plugins/intercept-requests/url-glob.js';
+import { matchesGlob } from '../../plugins/shared/url-glob.js';
 
 const url = 'https://example.com/';
 const refusal = (raw: Record<string, unknown>): unknown => {

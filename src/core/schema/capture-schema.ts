@@ -9,6 +9,7 @@ import { ACTION_PROPERTIES } from './action-params.js';
 import { PDF_OPTION_PROPERTIES } from './pdf-params.js';
 import { DOCUMENT_PROPERTIES } from './document-params.js';
 import { READINESS_PROPERTIES } from './readiness-params.js';
+import { HEADER_SCOPE_PROPERTIES } from './header-scope-params.js';
 import { INJECTION_PROPERTIES } from './injection-params.js';
 import { MEDIA_FEATURE_PROPERTIES } from './media-feature-params.js';
 import { SHOT_PROPERTIES } from './shot-params.js';
@@ -77,6 +78,7 @@ export const CaptureParamsSchema = Type.Object(
     ...READINESS_PROPERTIES,
     ...PAGE_OPTION_PROPERTIES,
     ...MEDIA_FEATURE_PROPERTIES,
+    ...HEADER_SCOPE_PROPERTIES,
     ...ACTION_PROPERTIES,
     ...INJECTION_PROPERTIES,
     pdf_paper: Type.Enum([...PDF_PAPERS], { default: 'A4', description: 'Paper size of a pdf.' }),
