@@ -82,6 +82,8 @@ export function checkOutputCombinations(given: Given, missing: (name: 'scrape', 
   if (sidecars.length > 0) {
     if (isVideoFormat(format) || isContentFormat(format)) throw incompatible(`outputs are stored beside an image or a pdf, not beside format '${format}'`, ['outputs', 'format']);
     if (given.get('response_type') !== 'json' && given.get('async') !== true) throw incompatible('outputs are answered as <name>_url in the JSON result: add response_type=json (or async=true)', ['outputs', 'response_type']);
+    // A cache entry holds one file: its sidecars would be missing from every later answer.
+    if (given.get('cache') === true) throw incompatible('outputs are stored beside this capture and are not cached: add cache=false', ['outputs', 'cache']);
   }
   if (produced.has('scrape') && !given.has('scrape')) throw missing('scrape', "format=scrape or outputs=scrape needs scrape: a JSON list of { \"selector\", \"attributes\"? }");
   const needs: [string, string[]][] = [
