@@ -1,23 +1,40 @@
 import type { CaptureParams } from '../../src/core/schema/capture-params.js';
+import { pdfDate } from '../../src/core/schema/pdf-params.js';
+
+const INFO_PARAMS = ['pdf_title', 'pdf_author', 'pdf_subject', 'pdf_keywords', 'pdf_creator', 'pdf_producer', 'pdf_creation_date', 'pdf_modification_date', 'pdf_trapped'] as const;
 
 /** Whether the caller set any field of the PDF's document information. */
 export function wantsMetadata(params: CaptureParams): boolean {
-  return params.pdf_title !== undefined || params.pdf_author !== undefined || params.pdf_subject !== undefined || params.pdf_keywords !== undefined;
+  return INFO_PARAMS.some((name) => params[name] !== undefined);
 }
 
 /**
- * The PDF with the caller's Title, Author, Subject and Keywords. Chromium writes only the Title
- * (the page's `<title>`); the rest needs a PDF library, which rewrites the file's trailer and
+ * The PDF with the caller's document information: Title, Author, Subject, Keywords, Creator,
+ * Producer, the two dates and Trapped. Chromium writes its own Title (the page's `<title>`),
+ * Creator, Producer and dates; the rest needs a PDF library, which rewrites the file's trailer and
  * information dictionary and keeps every other object (pages, tags, outline) as it was.
  */
 export async function withMetadata(data: Buffer, params: CaptureParams): Promise<Buffer> {
   // Loaded for the PDFs that ask for metadata only: it takes a cold process about 370 ms.
-  const { PDFDocument } = await import('@cantoo/pdf-lib');
+  const { PDFDocument, PDFDict, PDFName } = await import('@cantoo/pdf-lib');
   const document = await PDFDocument.load(data, { updateMetadata: false });
   if (params.pdf_title !== undefined) document.setTitle(params.pdf_title);
   if (params.pdf_author !== undefined) document.setAuthor(params.pdf_author);
   if (params.pdf_subject !== undefined) document.setSubject(params.pdf_subject);
   // As given: pdf-lib would join a list with spaces, and readers show the field as one string.
   if (params.pdf_keywords !== undefined) document.setKeywords([params.pdf_keywords]);
+  if (params.pdf_creator !== undefined) document.setCreator(params.pdf_creator);
+  if (params.pdf_producer !== undefined) document.setProducer(params.pdf_producer);
+  const created = params.pdf_creation_date === undefined ? undefined : pdfDate(params.pdf_creation_date);
+  if (created) document.setCreationDate(created);
+  const modified = params.pdf_modification_date === undefined ? undefined : pdfDate(params.pdf_modification_date);
+  if (modified) document.setModificationDate(modified);
+  if (params.pdf_trapped !== undefined) {
+    // pdf-lib sets no Trapped; the information dictionary exists once any field above was set, or is made here.
+    const { context } = document;
+    const info = context.trailerInfo.Info ? context.lookup(context.trailerInfo.Info, PDFDict) : undefined;
+    if (info) info.set(PDFName.of('Trapped'), PDFName.of(params.pdf_trapped));
+    else context.trailerInfo.Info = context.register(context.obj({ Trapped: PDFName.of(params.pdf_trapped) }));
+  }
   return Buffer.from(await document.save({ useObjectStreams: false }));
 }

@@ -10,6 +10,7 @@ import { BLOCKING_ALLOWED_TEXT, BLOCKING_CHECKS } from './blocking-params.js';
 import { ACTION_ALLOWED_TEXT, ACTION_CHECKS, ACTION_READERS } from './action-params.js';
 import { OUTPUT_ALLOWED_TEXT, OUTPUT_CHECKS, OUTPUT_READERS } from './output-params.js';
 import { SHOT_ALLOWED_TEXT } from './shot-params.js';
+import { PDF_CHECKS } from './pdf-params.js';
 import { HEADER_SCOPE_ALLOWED_TEXT, HEADER_SCOPE_CHECKS } from './header-scope-params.js';
 import { INJECTION_ALLOWED_TEXT, INJECTION_CHECKS } from './injection-params.js';
 import { INTERCEPT_ALLOWED_TEXT, INTERCEPT_CHECKS, INTERCEPT_READERS } from './intercept-params.js';
@@ -30,7 +31,7 @@ interface PropertySchema {
 /** `format=jpeg`, as other screenshot services and MIME types spell it, is `jpg`. */
 const readFormat = (value: unknown): unknown => (typeof value === 'string' && value.toLowerCase() === 'jpeg' ? 'jpg' : value);
 const READERS: Record<string, ((value: unknown) => unknown) | undefined> = { ...PAGE_OPTION_READERS, ...MEDIA_FEATURE_READERS, ...INTERCEPT_READERS, ...DOCUMENT_READERS, ...ACTION_READERS, ...OUTPUT_READERS, format: readFormat };
-const CHECKS: Record<string, ((value: never) => string | undefined) | undefined> = { ...PAGE_OPTION_CHECKS, ...MEDIA_FEATURE_CHECKS, ...HEADER_SCOPE_CHECKS, ...INTERCEPT_CHECKS, ...INJECTION_CHECKS, ...DOCUMENT_CHECKS, ...READINESS_CHECKS, ...BLOCKING_CHECKS, ...ACTION_CHECKS, ...OUTPUT_CHECKS };
+const CHECKS: Record<string, ((value: never) => string | undefined) | undefined> = { ...PAGE_OPTION_CHECKS, ...MEDIA_FEATURE_CHECKS, ...PDF_CHECKS, ...HEADER_SCOPE_CHECKS, ...INTERCEPT_CHECKS, ...INJECTION_CHECKS, ...DOCUMENT_CHECKS, ...READINESS_CHECKS, ...BLOCKING_CHECKS, ...ACTION_CHECKS, ...OUTPUT_CHECKS };
 
 const INTEGER = /^-?\d+$/;
 const NUMBER = /^-?(?:\d+\.?\d*|\.\d+)$/;

@@ -6,6 +6,9 @@ const INCHES_PER = { px: 1 / 96, in: 1, cm: 1 / 2.54, mm: 1 / 25.4 } as const;
 /** The largest page Chromium prints is 200 inches on a side (PDF's 14,400 points). */
 export const LARGEST_PAPER_INCHES = 200;
 
+/** An ISO 8601 date, or date and time with an optional zone, as `Date` reads it. */
+const PDF_DATE = '^[0-9]{4}-[0-9]{2}-[0-9]{2}(?:T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\\.[0-9]{1,3})?)?(?:Z|[+-][0-9]{2}:[0-9]{2})?)?$';
+
 const length = (description: string) => Type.Optional(Type.String({ pattern: LENGTH, maxLength: 12, description }));
 
 /**
@@ -30,6 +33,13 @@ export const PDF_OPTION_PROPERTIES = {
   pdf_author: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: "The PDF's Author." })),
   pdf_subject: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: "The PDF's Subject." })),
   pdf_keywords: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: "The PDF's Keywords, comma-separated." })),
+  pdf_creator: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: "The PDF's Creator, the application that made the document (default Chromium's)." })),
+  pdf_producer: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: "The PDF's Producer, what wrote the PDF (default Chromium's Skia/PDF)." })),
+  pdf_creation_date: Type.Optional(
+    Type.String({ pattern: PDF_DATE, maxLength: 35, description: "The PDF's CreationDate, an ISO 8601 date or date and time, e.g. `2026-01-31` or `2026-01-31T09:30:00+01:00` (default: when it was printed)." }),
+  ),
+  pdf_modification_date: Type.Optional(Type.String({ pattern: PDF_DATE, maxLength: 35, description: "The PDF's ModDate, as pdf_creation_date." })),
+  pdf_trapped: Type.Optional(Type.Enum(['True', 'False', 'Unknown'], { description: "The PDF's Trapped: whether trapping was applied for print (PDF 1.3's `/Trapped`)." })),
   pdf_header_html: Type.Optional(
     Type.String({
       minLength: 1,
@@ -47,3 +57,15 @@ export function inches(length: string): number {
   const unit = /(px|in|cm|mm)$/.exec(length)?.[1] as keyof typeof INCHES_PER | undefined;
   return Number(unit ? length.slice(0, -unit.length) : length) * INCHES_PER[unit ?? 'in'];
 }
+
+/** A date of the schema's form as a `Date`; undefined when it names no such day or time (`2026-02-30`, `T25:00`). */
+export function pdfDate(text: string): Date | undefined {
+  const date = new Date(text);
+  const day = new Date(`${text.slice(0, 10)}T00:00:00Z`);
+  if (Number.isNaN(date.getTime()) || Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== text.slice(0, 10)) return undefined;
+  return date;
+}
+
+const checkDate = (text: string): string | undefined => (pdfDate(text) === undefined ? `'${text}' is no such date` : undefined);
+
+export const PDF_CHECKS = { pdf_creation_date: checkDate, pdf_modification_date: checkDate };
