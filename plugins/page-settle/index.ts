@@ -8,6 +8,8 @@ import { evaluateInPage } from '../shared/evaluate-in-page.js';
 
 /** How long the page must stay still (no request, no DOM change, no layout shift) to count as settled. */
 const QUIET_MS = 50;
+/** How often a page that is still changing is looked at again. */
+const POLL_MS = 10;
 /** Longest the settle step waits; it never takes more than a quarter of what is left of the budget. */
 const SETTLE_MAX_MS = 3_000;
 /**
@@ -95,58 +97,51 @@ function networkQuiet(loads: Loads): boolean {
 }
 
 /**
- * Watches the page until it is still (in the page) while the network is quiet (here): both at
- * once, so that a page at rest pays one quiet window at most. True when it settled within `budgetMs`.
+ * Watches the page until it is still while the network is quiet: both at once, so that a page at
+ * rest pays one quiet window at most. The waiting is done here, between probes of the page: with
+ * `javascript=false` the page runs no timer, animation frame or observer of anyone's, the engine's
+ * included, while a probe still runs. True when it settled within `budgetMs`.
  */
 async function settle(cdp: CDPSession, loads: Loads, budgetMs: number, signal: AbortSignal): Promise<boolean> {
   const endsAt = performance.now() + budgetMs;
   for (;;) {
-    const still = await abortable(evaluateInPage(cdp, pageIsStill, { quietMs: QUIET_MS, maxMs: Math.max(0, endsAt - performance.now()), key: LAST_CHANGE_KEY }), signal);
-    if (!still) return false;
-    if (networkQuiet(loads)) return true;
-    // Loads are still going: wait for them, then watch the page again (they may change it).
-    while (!networkQuiet(loads)) {
-      if (performance.now() >= endsAt) return false;
-      await sleep(10, signal);
-    }
+    const { busy, quietFor } = await abortable(evaluateInPage(cdp, pageStillness, LAST_CHANGE_KEY), signal);
+    if (!busy && quietFor >= QUIET_MS && networkQuiet(loads)) return true;
+    const left = endsAt - performance.now();
+    if (left <= 0) return false;
+    // Look again once the page could have been quiet for long enough (soon while loads go on).
+    const wait = networkQuiet(loads) ? Math.min(QUIET_MS, QUIET_MS - quietFor) : POLL_MS;
+    await sleep(Math.min(left, Math.max(POLL_MS, wait)), signal);
   }
 }
 
 /**
- * In the page: resolves true once nothing in the document has changed for `quietMs` (as recorded
- * under `key` since the document started, or from now on if the record is missing), no timer the
- * page set while drawing itself is pending, fonts are loaded, the images in the viewport are loaded
- * and no finite animation runs; false after `maxMs`.
+ * In the page: for how long nothing in the document has changed (as recorded under `key` since the
+ * document started; a page of another pool, without the record, is watched from the first probe
+ * on), and whether it is still busy: a timer the page set while drawing itself pending, fonts
+ * loading, an image in the viewport loading or a finite animation running.
  */
-async function pageIsStill({ quietMs, maxMs, key }: { quietMs: number; maxMs: number; key: string }): Promise<boolean> {
-  const started = performance.now();
-  const record = (window as unknown as Record<symbol, PageChangeRecord | undefined>)[Symbol.for(key)];
-  // The engine's pages carry the record; a page of another pool is watched from now on.
-  let observed = started;
-  const mutations = record ? undefined : new MutationObserver(() => void (observed = performance.now()));
-  mutations?.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-  const lastChange = (): number => record?.lastChange ?? observed;
+function pageStillness(key: string): { busy: boolean; quietFor: number } {
+  const slot = Symbol.for(key);
+  const page = window as unknown as Record<symbol, PageChangeRecord | undefined>;
+  let record = page[slot];
+  if (!record) {
+    let last = performance.now();
+    new MutationObserver(() => void (last = performance.now())).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    record = { timersPending: 0, get lastChange() { return last; } };
+    Object.defineProperty(window, slot, { value: record, configurable: true });
+  }
   const inViewport = (element: Element): boolean => {
     const box = element.getBoundingClientRect();
     return box.bottom > 0 && box.right > 0 && box.top < innerHeight && box.left < innerWidth && box.width > 0 && box.height > 0;
   };
-  const busy = (): boolean =>
-    (record?.timersPending ?? 0) > 0 ||
+  const busy =
+    record.timersPending > 0 ||
     document.fonts.status !== 'loaded' ||
     [...document.images].some((image) => !image.complete && image.loading !== 'lazy' && inViewport(image)) ||
     document.getAnimations().some((animation) => {
       const end = animation.effect?.getComputedTiming().endTime;
       return animation.playState === 'running' && typeof end === 'number' && Number.isFinite(end);
     });
-  try {
-    for (;;) {
-      const now = performance.now();
-      const quietFor = now - lastChange();
-      if (!busy() && quietFor >= quietMs) return true;
-      if (now - started >= maxMs) return false;
-      await new Promise((resolve) => setTimeout(resolve, Math.max(10, Math.min(quietMs, quietMs - quietFor))));
-    }
-  } finally {
-    mutations?.disconnect();
-  }
+  return { busy, quietFor: performance.now() - record.lastChange };
 }

@@ -25,6 +25,16 @@ beforeAll(async () => {
           </div>
         </div>
       </body>`),
+    // The page of '`isJavaScriptEnabled: false` option': black, turned red by its own script.
+    '/script-turns-red': (_req, res) =>
+      res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<body style="margin: 0;">
+        <div style="background-color: black; width: 100px; height: 100px;"></div>
+        <script>
+          setTimeout(function() {
+            document.querySelector('div').style.backgroundColor = 'red';
+          }, 500);
+        </script>
+      </body>`),
   });
   engine = await createTestEngine();
 });
@@ -45,5 +55,12 @@ describe('capture-website', () => {
     // Our offset keeps room above the element, in the box too (capture-website's scrolls past it).
     expect(near(await pixelAt('/scroll-box', { scroll_into_view: '#black', scroll_into_view_offset: 50 }, 10), '#00ff00')).toBe(true);
     expect(near(await pixelAt('/scroll-box', { scroll_into_view: '#black', scroll_into_view_offset: 50 }, 60), '#000000')).toBe(true);
+  });
+
+  it('capture-website: `isJavaScriptEnabled: false` option', async () => {
+    const result = await engine.capture({ url: fixtures.url('/script-turns-red'), viewport_width: 100, viewport_height: 100, delay: 1, javascript: false, response_type: 'json', diagnostics: true });
+    expect(near((await decode(result.data as Buffer)).at(0, 0), '#000000')).toBe(true);
+    // The settle step sees a page without scripts as still: met, not run out at its cap.
+    expect(result.diagnostics?.waits.find((wait) => wait.name === 'settle')?.outcome).toBe('met');
   });
 });
