@@ -5,6 +5,7 @@ import { pageActions } from './page-actions/index.js';
 import { pageWaits } from './page-waits/index.js';
 import { pageSettle } from './page-settle/index.js';
 import { captureRules } from './capture-rules/index.js';
+import { botChallenge } from './bot-challenge/index.js';
 import { diagnostics } from './diagnostics/index.js';
 import { hideSelectors } from './hide-selectors/index.js';
 import { maskElements } from './mask/index.js';
@@ -20,7 +21,7 @@ import { recordScenario } from './scenario-record/index.js';
 import { encodeVideo } from './encode-video/index.js';
 import { extractContent } from './extract-content/index.js';
 
-export { geolocation, pageOptions, pageSettle, pageWaits, pageActions, captureRules, diagnostics, hideSelectors, maskElements, blockAds, blockTrackers, blockCookies, blockRequests, interceptRequests, pageInjections, staticScenario, encodeImage, scrollScenario, recordScenario, encodeVideo, extractContent };
+export { geolocation, pageOptions, pageSettle, pageWaits, pageActions, captureRules, botChallenge, diagnostics, hideSelectors, maskElements, blockAds, blockTrackers, blockCookies, blockRequests, interceptRequests, pageInjections, staticScenario, encodeImage, scrollScenario, recordScenario, encodeVideo, extractContent };
 export type { BlockAdsOptions, BlockCookiesOptions };
 
 /** What the built-in plugins take from `createCaptureEngine`'s options. */
@@ -47,6 +48,8 @@ export function defaultPlugins(options: DefaultPluginOptions = {}): CapturePlugi
     geolocation(),
     pageOptions(),
     pageSettle(),
+    // Its only stage follows the navigation: a bot wall is refused before any wait or action.
+    botChallenge(),
     blockRequests(),
     blockAds(options.adBlocking),
     blockTrackers(options.adBlocking),

@@ -2,6 +2,7 @@ import type { Page } from 'playwright-core';
 import type { CaptureContext, CapturePlugin } from '../../src/core/plugin-api.js';
 import { stateKey } from '../../src/core/capture-state.js';
 import type { CaptureDiagnostics } from '../../src/core/diagnostics.js';
+import { BOT_CHALLENGE } from '../../src/core/bot-challenge.js';
 import { logPage, type PageLog } from './page-log.js';
 import { buildHar } from './har.js';
 import { redactStrings, redactor } from './redact.js';
@@ -54,6 +55,7 @@ async function report(ctx: CaptureContext): Promise<void> {
       console: log.console,
       requests: { total: log.counts.finished + log.counts.failed + log.counts.blocked, failed: log.failed, blocked: log.blocked, counts: log.counts },
       waits: ctx.waits,
+      ...botChallengeMet(ctx),
     };
     ctx.diagnostics = redactStrings(diagnostics, redact.text);
   }
@@ -62,6 +64,11 @@ async function report(ctx: CaptureContext): Promise<void> {
     const har = redactStrings(await buildHar(log.requests, page, ctx.browserContext.browser()?.version() ?? '', redact.header), redact.text);
     ctx.sidecars.push({ name: 'har', extension: 'har', contentType: 'application/json', data: Buffer.from(JSON.stringify(har)) });
   }
+}
+
+function botChallengeMet(ctx: CaptureContext): Pick<CaptureDiagnostics, 'bot_challenge'> {
+  const met = ctx.state.get(BOT_CHALLENGE);
+  return met ? { bot_challenge: { vendor: met.vendor, matched: met.matched } } : {};
 }
 
 /** The document's title and load times, ms from the navigation's start (absent for events that did not happen). */

@@ -29,6 +29,8 @@ export interface CaptureDiagnostics {
     counts: { finished: number; failed: number; blocked: number };
   };
   waits: WaitOutcome[];
+  /** A bot challenge the page was (with `on_bot_challenge=capture`): whose, and the markers that matched. */
+  bot_challenge?: { vendor: string; matched: string[] };
 }
 
 /** The most entries a list of the diagnostics keeps. */

@@ -42,6 +42,8 @@ export interface PoolStats {
 export interface CaptureObserver {
   /** A phase of a capture ended (also when it failed), after `seconds`. */
   phaseEnded?(phase: string, seconds: number): void;
+  /** A capture met a bot challenge or block page, and refused it or took it anyway (`on_bot_challenge`). */
+  botChallenge?(vendor: string, outcome: 'rejected' | 'captured'): void;
 }
 
 /** Browser contexts for captures, bounded in number; the browser layer implements it. */

@@ -6,6 +6,7 @@ import type { CaptureParams } from './schema/capture-params.js';
 import type { Deadline } from './deadline.js';
 import { abortable, settlesWithin, throwIfAborted } from './deadline.js';
 import { CaptureState, CONTEXT_ATTACHMENT } from './capture-state.js';
+import { BOT_CHALLENGE } from './bot-challenge.js';
 import type { Pipeline } from './pipeline.js';
 import type { BrowserLease, CaptureObserver } from './ports.js';
 import type { Logger } from './telemetry/logger.js';
@@ -96,6 +97,8 @@ export async function runCapture({ id, params, document, deadline, lease, pipeli
     handedOver = true;
     return { output: ctx.output, stored: ctx.stored, metadata: ctx.metadata, incomplete: ctx.incomplete, timings, diagnostics: ctx.diagnostics };
   } finally {
+    const challenge = ctx.state.get(BOT_CHALLENGE);
+    if (challenge) tell(() => observer?.botChallenge?.(challenge.vendor, challenge.outcome));
     if (!handedOver && ctx.output?.path) cleanups.push(() => rm(ctx.output?.path as string, { force: true }));
     if (!(await runCleanups(cleanups.reverse(), ctx.warn))) lease.abandon();
   }

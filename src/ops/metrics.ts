@@ -25,7 +25,7 @@ const promClient = lazyRequire<typeof PromClient>('prom-client');
  * metrics. Names: `capture_requests_total{code,format,scenario}`, `capture_duration_seconds{phase}`,
  * `capture_queue_depth`, `capture_running`, `capture_browser_contexts`, `capture_contexts_reusable`,
  * `capture_browser_restarts_total`, `capture_renderers_killed_total{reason}`, `capture_browser_memory_bytes`,
- * `capture_limiter_rejections_total{reason}`, `capture_bytes_total`.
+ * `capture_limiter_rejections_total{reason}`, `capture_bot_challenges_total{vendor,outcome}`, `capture_bytes_total`.
  */
 export function createCaptureMetrics(options: { registry?: Registry; defaultMetrics?: boolean } = {}): CaptureMetrics {
   const { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } = promClient();
@@ -41,6 +41,7 @@ export function createCaptureMetrics(options: { registry?: Registry; defaultMetr
     registers: [registry],
   });
   const browserSeconds = new Counter({ name: 'capture_browser_seconds_total', help: 'Browser time held by captures answered over HTTP, failed ones included, by tier (each tier has an hourly budget per account)', labelNames: ['tier'], registers: [registry] });
+  const botChallenges = new Counter({ name: 'capture_bot_challenges_total', help: 'Captures that met a bot challenge or block page, by vendor and whether it was refused or taken (on_bot_challenge=capture)', labelNames: ['vendor', 'outcome'], registers: [registry] });
   const bytes = new Counter({ name: 'capture_bytes_total', help: 'Bytes of captured files served or stored', registers: [registry] });
   let stats: (() => PoolStats) | undefined;
   new Gauge({ name: 'capture_queue_depth', help: 'Captures waiting for a browser context', registers: [registry], collect() { this.set(stats?.().queued ?? 0); } });
@@ -89,7 +90,7 @@ export function createCaptureMetrics(options: { registry?: Registry; defaultMetr
   };
   return {
     registry,
-    engineObserver: { phaseEnded: (phase, seconds) => duration.observe({ phase }, seconds) },
+    engineObserver: { phaseEnded: (phase, seconds) => duration.observe({ phase }, seconds), botChallenge: (vendor, outcome) => botChallenges.inc({ vendor, outcome }) },
     httpObserver: { answered },
     watch(read) {
       stats = read;

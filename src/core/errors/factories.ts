@@ -26,6 +26,12 @@ export const captureErrors = {
   /** A failure rule the caller set (`fail_on_*`, `fail_if_*`) matched the page; `items` are what matched. */
   captureRejected: (reason: string, message: string, items: unknown[]) => new CaptureError('CAPTURE_REJECTED', message, { details: { reason, items } }),
 
+  /** The page is a bot manager's challenge or block page (`vendor`); `items` are the markers that matched. */
+  botChallenge: (vendor: string, items: string[]) =>
+    new CaptureError('CAPTURE_REJECTED', `The page is a bot challenge or block page (${vendor}), not the page asked for (on_bot_challenge=capture takes it anyway)`, {
+      details: { reason: 'bot_challenge', vendor, items },
+    }),
+
   timedOut: (budgetMs?: number, cause?: unknown) =>
     new CaptureError('CAPTURE_TIMEOUT', budgetMs === undefined ? 'Capture exceeded its time budget' : `Capture exceeded its time budget of ${budgetMs} ms`, { cause }),
 

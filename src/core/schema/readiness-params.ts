@@ -36,6 +36,11 @@ export const READINESS_PROPERTIES = {
   fail_if_content_contains: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'Refuse a page whose visible text contains this text.' })),
   fail_if_selector: Type.Optional(Type.String({ ...SELECTOR, description: 'Refuse a page where an element matches this CSS selector.' })),
   fail_if_selector_missing: Type.Optional(Type.String({ ...SELECTOR, description: 'Refuse a page where no element matches this CSS selector.' })),
+  on_bot_challenge: Type.Enum(['reject', 'capture'], {
+    default: 'reject',
+    description:
+      'A bot manager\'s challenge or block page (Cloudflare, Akamai, DataDome, HUMAN, Imperva, AWS WAF, Kasada, or a CAPTCHA covering the page): `reject` answers 422 CAPTURE_REJECTED (`reason: bot_challenge`, `vendor`) and costs no quota; `capture` takes it anyway, marked `X-Capture-Incomplete: bot_challenge`. A challenge that clears itself is waited for first.',
+  }),
   diagnostics: Type.Boolean({
     default: false,
     description:
