@@ -1,0 +1,94 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findChromium, chromiumArgs } from '../../src/browser/chromium-path.js';
+import { BEGIN_FRAME_SWITCHES, pumpBeginFrames } from '../../src/browser/begin-frame-control.js';
+import { beginFrameFrames } from '../../plugins/shared/begin-frame-video.js';
+import { ffmpegArgs } from '../../plugins/encode-video/ffmpeg-args.js';
+import { findFfmpeg } from '../../plugins/encode-video/find-ffmpeg.js';
+import { startFfmpeg } from '../../plugins/encode-video/ffmpeg-process.js';
+import { html, startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { clockPage } from '../../fixtures/clock-page/clock.js';
+import { createDeadline } from '../../src/core/deadline.js';
+import { clockDrift, clockReadings, probe } from './video-fixtures.js';
+
+/**
+ * Videos drawn frame by frame by a begin-frame browser (issue 53): frame i shows the page at the time
+ * of the first plus i / fps, read back from the pixels of every frame of the clock page.
+ */
+
+const FPS = 30;
+let browser: Browser;
+let server: FixtureServer;
+let dir: string;
+
+beforeAll(async () => {
+  browser = await chromium.launch({ executablePath: findChromium(), args: chromiumArgs(BEGIN_FRAME_SWITCHES) });
+  server = await startFixtureServer({
+    '/clock': (_req, res) => html(res, clockPage()),
+    // The main thread hangs on the tenth animation frame after loading (timers run on the wall clock,
+    // far slower than the video's frames).
+    '/hang': (_req, res) =>
+      html(res, '<body><script>addEventListener("load", () => { let n = 0; const tick = () => { if (++n === 10) for (;;); requestAnimationFrame(tick); }; requestAnimationFrame(tick); })</script></body>'),
+  });
+  dir = await mkdtemp(path.join(tmpdir(), 'begin-frame-'));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A `seconds` long mp4 of `url` at `width`x`height`, drawn frame by frame. */
+async function record(url: string, width: number, height: number, seconds: number, signal = createDeadline(60_000).signal): Promise<string> {
+  const context = await browser.newContext({ viewport: { width, height } });
+  try {
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    const pump = pumpBeginFrames(cdp);
+    await page.goto(url, { waitUntil: 'load' });
+    await pump.stop(signal);
+    const output = path.join(dir, `${width}x${height}-${seconds}.mp4`);
+    const ffmpeg = startFfmpeg(await findFfmpeg(), ffmpegArgs({ format: 'mp4', fps: FPS, width, height, quality: 90, input: 'jpeg', output }), output, signal);
+    try {
+      await ffmpeg.encode(beginFrameFrames(cdp, { fps: FPS, frameCount: seconds * FPS, quality: 90, signal }));
+    } finally {
+      await ffmpeg.kill();
+    }
+    return output;
+  } finally {
+    await context.close();
+  }
+}
+
+/** How far each frame's clock is from the first's plus i / fps (ms). */
+async function offsets(file: string, width: number, height: number): Promise<number[]> {
+  const readings = await clockReadings(file, width, height, { fps: FPS });
+  return readings.map((ms, i) => ms - readings[0]! - (i * 1000) / FPS);
+}
+
+describe('begin-frame video', () => {
+  it('draws every frame of a 640x360 video for its own moment: no repeat, no drop, nothing late', async () => {
+    const file = await record(server.url('/clock'), 640, 360, 3);
+    expect(await probe(file)).toMatchObject({ frames: 90, width: 640, height: 360 });
+    // The page reads its clock in whole ms.
+    for (const offset of await offsets(file, 640, 360)) expect(Math.abs(offset)).toBeLessThanOrEqual(1);
+    const { repeats, drops, backwards, unreadable } = clockDrift(await clockReadings(file, 640, 360, { fps: FPS }), FPS);
+    expect({ repeats, drops, backwards, unreadable }).toEqual({ repeats: 0, drops: 0, backwards: 0, unreadable: 0 });
+  });
+
+  it('does the same at 1280x720, however long each frame takes to draw', async () => {
+    const file = await record(server.url('/clock'), 1280, 720, 2);
+    const info = await probe(file);
+    expect(info.frames).toBe(60);
+    expect(Math.abs(info.duration - 2)).toBeLessThanOrEqual(1 / FPS);
+    for (const offset of await offsets(file, 1280, 720)) expect(Math.abs(offset)).toBeLessThanOrEqual(1);
+  });
+
+  it('fails with the deadline when the page hangs its main thread, never waiting for ever', async () => {
+    await expect(record(server.url('/hang'), 640, 360, 3, createDeadline(3000).signal)).rejects.toMatchObject({ code: 'CAPTURE_TIMEOUT' });
+  });
+});
