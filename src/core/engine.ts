@@ -21,6 +21,7 @@ import { activeContext, inSpan, recordFailure, tracer, type Span } from './telem
 import { tellProgress, type ProgressListener } from './progress.js';
 import { hasHooks, type CaptureHooks } from './capture-hooks.js';
 import { injectedUrls } from './schema/injection-params.js';
+import { withDownloads } from './document/downloads.js';
 
 /** `beforeNavigation` and `beforeCapture` (see `CaptureHooks`) are the library's only: they cannot travel over HTTP. */
 export interface CaptureOptions extends CaptureHooks {
@@ -50,7 +51,7 @@ export interface CaptureOptions extends CaptureHooks {
 
 /** What a capture makes the page load besides its target: refused addresses are refused before a browser is taken. */
 function loadedUrls(params: CaptureParams): string[] {
-  return [...injectedUrls(params.script_urls), ...injectedUrls(params.style_urls)];
+  return [...injectedUrls(params.script_urls), ...injectedUrls(params.style_urls), ...(params.download_from ?? []).map(({ url }) => url)];
 }
 
 /**
@@ -150,7 +151,7 @@ export class CaptureEngine {
       for (const url of loadedUrls(params)) await abortable(this.egress.checkTarget(url), deadline.signal);
       const proxy = params.proxy === undefined ? undefined : await abortable(this.egress.checkProxy(params.proxy), deadline.signal);
       const uploadTo = params.upload_url === undefined ? undefined : await abortable(this.egress.checkUpload(params.upload_url), deadline.signal);
-      const document = await abortable(documentOf(params, deadline.signal, options.uploads), deadline.signal);
+      const document = await abortable(withDownloads(params, this.egress, deadline.signal).then((withFiles) => documentOf(withFiles, deadline.signal, options.uploads)), deadline.signal);
       tellProgress(options.onProgress, { phase: 'queue' });
       const waitingSince = (asked = performance.now());
       const captureContext = activeContext();

@@ -117,6 +117,8 @@ export interface EgressGuard {
   failureFor(attachment: unknown, url: string): EgressFailure | undefined;
   /** Set when the operator's URL allow or deny list is: whether they refuse `url` (every request of a page is checked). */
   refusesUrl?(url: string): boolean;
+  /** GETs a caller's file (`download_from`) through the guard, at most `maxBytes`; throws URL_NOT_ALLOWED, CAPTURE_FAILED or PAYLOAD_TOO_LARGE. */
+  download?(url: string, options: { headers?: Readonly<Record<string, string>>; maxBytes: number; signal: AbortSignal }): Promise<Buffer>;
   /** Parses and checks an `upload_url` like a target (allowed addresses included); throws INVALID_PARAMETER or URL_NOT_ALLOWED. */
   checkUpload(raw: string): Promise<URL>;
   /** PUTs a finished file to a checked `upload_url`, with retries; throws UPLOAD_FAILED. */

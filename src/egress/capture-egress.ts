@@ -9,6 +9,7 @@ import { putToPresignedUrl } from './presigned-upload.js';
 import { parseTargetUrl } from './target-url.js';
 import { namedProxies, resolveOutboundProxy } from './outbound-proxy.js';
 import { compileUrlLists, type UrlListOptions } from './url-lists.js';
+import { downloadFile } from './download-file.js';
 import { captureErrors } from '../core/errors/factories.js';
 
 export interface CaptureEgressOptions {
@@ -69,6 +70,7 @@ export async function createCaptureEgress(options: CaptureEgressOptions): Promis
     failureFor: (session, url) => (session as EgressSession | undefined)?.failureFor(url),
     ...(lists.active ? { refusesUrl: lists.refuses } : {}),
     checkUpload: (raw) => uploads.check(raw, 'upload_url'),
+    download: (raw, download) => downloadFile(raw, uploads, download),
     upload: (url, file, signal) => putToPresignedUrl(url, file, uploads, signal),
     close: () => proxy.close(),
   };

@@ -10,6 +10,7 @@ import { BLOCKING_ALLOWED_TEXT, BLOCKING_CHECKS } from './blocking-params.js';
 import { ACTION_ALLOWED_TEXT, ACTION_CHECKS, ACTION_READERS } from './action-params.js';
 import { OUTPUT_ALLOWED_TEXT, OUTPUT_CHECKS, OUTPUT_READERS } from './output-params.js';
 import { SHOT_ALLOWED_TEXT } from './shot-params.js';
+import { DOWNLOAD_ALLOWED_TEXT, DOWNLOAD_CHECKS, DOWNLOAD_READERS } from './download-params.js';
 import { PDF_CHECKS } from './pdf-params.js';
 import { HEADER_SCOPE_ALLOWED_TEXT, HEADER_SCOPE_CHECKS } from './header-scope-params.js';
 import { INJECTION_ALLOWED_TEXT, INJECTION_CHECKS } from './injection-params.js';
@@ -30,8 +31,8 @@ interface PropertySchema {
 
 /** `format=jpeg`, as other screenshot services and MIME types spell it, is `jpg`. */
 const readFormat = (value: unknown): unknown => (typeof value === 'string' && value.toLowerCase() === 'jpeg' ? 'jpg' : value);
-const READERS: Record<string, ((value: unknown) => unknown) | undefined> = { ...PAGE_OPTION_READERS, ...MEDIA_FEATURE_READERS, ...INTERCEPT_READERS, ...DOCUMENT_READERS, ...ACTION_READERS, ...OUTPUT_READERS, format: readFormat };
-const CHECKS: Record<string, ((value: never) => string | undefined) | undefined> = { ...PAGE_OPTION_CHECKS, ...MEDIA_FEATURE_CHECKS, ...PDF_CHECKS, ...HEADER_SCOPE_CHECKS, ...INTERCEPT_CHECKS, ...INJECTION_CHECKS, ...DOCUMENT_CHECKS, ...READINESS_CHECKS, ...BLOCKING_CHECKS, ...ACTION_CHECKS, ...OUTPUT_CHECKS };
+const READERS: Record<string, ((value: unknown) => unknown) | undefined> = { ...PAGE_OPTION_READERS, ...MEDIA_FEATURE_READERS, ...DOWNLOAD_READERS, ...INTERCEPT_READERS, ...DOCUMENT_READERS, ...ACTION_READERS, ...OUTPUT_READERS, format: readFormat };
+const CHECKS: Record<string, ((value: never) => string | undefined) | undefined> = { ...PAGE_OPTION_CHECKS, ...MEDIA_FEATURE_CHECKS, ...DOWNLOAD_CHECKS, ...PDF_CHECKS, ...HEADER_SCOPE_CHECKS, ...INTERCEPT_CHECKS, ...INJECTION_CHECKS, ...DOCUMENT_CHECKS, ...READINESS_CHECKS, ...BLOCKING_CHECKS, ...ACTION_CHECKS, ...OUTPUT_CHECKS };
 
 const INTEGER = /^-?\d+$/;
 const NUMBER = /^-?(?:\d+\.?\d*|\.\d+)$/;
@@ -40,7 +41,7 @@ const NUMBER = /^-?(?:\d+\.?\d*|\.\d+)$/;
 export function allowedFor(name: keyof CaptureParams): string {
   const schema = CaptureParamsSchema.properties[name] as PropertySchema;
   if (name === 'url') return 'http or https URL of at most 8192 characters';
-  const text = { ...ALLOWED_TEXT, ...SHOT_ALLOWED_TEXT, ...MEDIA_FEATURE_ALLOWED_TEXT, ...HEADER_SCOPE_ALLOWED_TEXT, ...INTERCEPT_ALLOWED_TEXT, ...INJECTION_ALLOWED_TEXT, ...DOCUMENT_ALLOWED_TEXT, ...READINESS_ALLOWED_TEXT, ...BLOCKING_ALLOWED_TEXT, ...ACTION_ALLOWED_TEXT, ...OUTPUT_ALLOWED_TEXT }[name as string];
+  const text = { ...ALLOWED_TEXT, ...SHOT_ALLOWED_TEXT, ...MEDIA_FEATURE_ALLOWED_TEXT, ...DOWNLOAD_ALLOWED_TEXT, ...HEADER_SCOPE_ALLOWED_TEXT, ...INTERCEPT_ALLOWED_TEXT, ...INJECTION_ALLOWED_TEXT, ...DOCUMENT_ALLOWED_TEXT, ...READINESS_ALLOWED_TEXT, ...BLOCKING_ALLOWED_TEXT, ...ACTION_ALLOWED_TEXT, ...OUTPUT_ALLOWED_TEXT }[name as string];
   if (text !== undefined) return text;
   if (schema.enum) return schema.enum.join(', ');
   if (schema.type === 'boolean') return 'true, false';
@@ -100,7 +101,8 @@ export function parseCaptureParams(raw: Readonly<Record<string, unknown>>): Capt
   }
 
   const inputs = INPUT_PARAMS.filter((name) => given.has(name) && given.get(name) !== '');
-  if (inputs.length !== 1) {
+  // Downloads alone are files too: their own rules say what they need.
+  if (inputs.length !== 1 && !(inputs.length === 0 && given.has('download_from'))) {
     const name = inputs[1] ?? 'url';
     const problem = inputs.length === 0 ? 'missing' : `give one of url, html, markdown or files, not both ${inputs[0]} and ${name}`;
     throw captureErrors.invalidParameter(name, `Invalid parameter '${name}': ${problem}`, 'exactly one of url, html, markdown or files');

@@ -9,6 +9,7 @@ import { ACTION_PROPERTIES } from './action-params.js';
 import { PDF_OPTION_PROPERTIES } from './pdf-params.js';
 import { DOCUMENT_PROPERTIES } from './document-params.js';
 import { READINESS_PROPERTIES } from './readiness-params.js';
+import { DOWNLOAD_PROPERTIES } from './download-params.js';
 import { HEADER_SCOPE_PROPERTIES } from './header-scope-params.js';
 import { INJECTION_PROPERTIES } from './injection-params.js';
 import { MEDIA_FEATURE_PROPERTIES } from './media-feature-params.js';
@@ -36,6 +37,7 @@ export const CaptureParamsSchema = Type.Object(
   {
     url: Type.Optional(Type.String({ maxLength: 8192, description: 'Page to capture: an http or https URL. Or give html, markdown or files instead.', examples: ['https://example.com'] })),
     ...DOCUMENT_PROPERTIES,
+    ...DOWNLOAD_PROPERTIES,
     format: Type.Enum(Object.keys(FORMATS) as CaptureFormat[], {
       default: 'png',
       description:

@@ -5,6 +5,7 @@ import { inches, LARGEST_PAPER_INCHES } from './pdf-params.js';
 import { documentPath, type DocumentFileParam } from './document-params.js';
 import { deviceNamed } from './devices.js';
 import { checkShotCombinations } from './shot-params.js';
+import { checkDownloadCombinations } from './download-params.js';
 import { checkHeaderScopeCombinations } from './header-scope-params.js';
 import { checkInjectionCombinations } from './injection-params.js';
 import { checkOutputCombinations } from './output-params.js';
@@ -134,6 +135,7 @@ export function checkCombinations(given: Given, missing: (name: keyof CapturePar
   if (given.has('upload_url') && given.get('cache') === true) throw incompatible('upload_url sends each capture to your storage; a cached answer is not captured again', ['upload_url', 'cache']);
   if (given.has('webhook_url') && given.get('async') !== true) throw incompatible('webhook_url reports an asynchronous capture: it needs async=true', ['webhook_url', 'async']);
   checkShotCombinations(given);
+  checkDownloadCombinations(given);
   checkHeaderScopeCombinations(given);
   checkInjectionCombinations(given);
   const duration = given.get('duration') as number | undefined;
