@@ -4,6 +4,7 @@ import type { CaptureParams } from '../schema/capture-params.js';
 import { documentPath } from '../schema/document-params.js';
 import { markdownPage } from './markdown-page.js';
 import { mimeTypes } from './mime-types.js';
+import { includeMarkdown } from './markdown-includes.js';
 
 /**
  * Where a document is served to Chromium from memory. `.invalid` never resolves (RFC 6761), so a
@@ -42,6 +43,7 @@ export async function documentOf(params: CaptureParams, signal?: AbortSignal, up
   }
   const markdown = assets.get('index.md');
   if (!assets.has(ENTRY) && markdown) assets.set(ENTRY, page(await markdownPage((await bytesOf(markdown)).toString('utf8'), params.markdown_template, signal)));
+  else await includeMarkdown(assets, bytesOf, signal);
   return served(assets);
 }
 

@@ -34,6 +34,18 @@ function markdownWorkers(): Piscina {
  * worker thread, ended when `signal` aborts or after `MARKDOWN_TIME_LIMIT_MS`.
  */
 export async function markdownPage(markdown: string, template: string | undefined, signal?: AbortSignal): Promise<string> {
+  const { html, title } = await renderInWorker(markdown, signal);
+  if (template !== undefined) return template.replace(MARKDOWN_PLACEHOLDER, () => html);
+  const head = `<meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">${title ? `<title>${escapeHtml(title)}</title>` : ''}`;
+  return `<!doctype html><html><head>${head}<style>${MARKDOWN_STYLESHEET}\n${await highlightTheme()}</style></head><body><main class="markdown-body">${html}</main></body></html>`;
+}
+
+/** Markdown as HTML alone, without a page around it (a part of a page that includes it). */
+export async function markdownHtml(markdown: string, signal?: AbortSignal): Promise<string> {
+  return (await renderInWorker(markdown, signal)).html;
+}
+
+async function renderInWorker(markdown: string, signal?: AbortSignal): Promise<{ html: string; title: string | undefined }> {
   const limit = AbortSignal.timeout(MARKDOWN_TIME_LIMIT_MS);
   let rendered: { html: string; title: string | undefined };
   try {
@@ -43,10 +55,7 @@ export async function markdownPage(markdown: string, template: string | undefine
     if (limit.aborted) throw captureErrors.invalidParameter('markdown', `Invalid parameter 'markdown': it did not convert to HTML within ${MARKDOWN_TIME_LIMIT_MS / 1000} s`, 'Markdown that converts within the time limit');
     throw error;
   }
-  const { html, title } = rendered;
-  if (template !== undefined) return template.replace(MARKDOWN_PLACEHOLDER, () => html);
-  const head = `<meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">${title ? `<title>${escapeHtml(title)}</title>` : ''}`;
-  return `<!doctype html><html><head>${head}<style>${MARKDOWN_STYLESHEET}\n${await highlightTheme()}</style></head><body><main class="markdown-body">${html}</main></body></html>`;
+  return rendered;
 }
 
 /** Ends the worker thread (when the engine closes): an idle one would keep the process alive a minute. */
