@@ -1,10 +1,13 @@
-import type { Page } from 'playwright-core';
+import type { CaptureContext } from '../../src/core/plugin-api.js';
+import { sleep } from '../../src/core/deadline.js';
 import { loadSharp } from '../shared/load-sharp.js';
 
 /** A one-colour image compresses to almost nothing: larger files are not decoded to check. */
 const BLANK_MAX_BYTES = 64 * 1024;
 /** Nor are images with more pixels than this (a 1920x4000 page): decoded, they would take 32 MB. */
 const BLANK_MAX_PIXELS = 8_000_000;
+/** Two frames' time, waited here for a page that runs no animation frame (`javascript=false`). */
+const TWO_FRAMES_MS = 35;
 
 /**
  * Whether an encoded image is a single colour. It decodes the pixels and compares the buffer
@@ -29,7 +32,7 @@ export async function isBlankImage(data: Buffer): Promise<boolean> {
  * two animation frames. A page that really is one colour costs one small decode. A viewport shot
  * of a document that had painted content before it is not checked (take-screenshot.ts).
  */
-export async function shootUnlessBlank(page: Page, shoot: () => Promise<Buffer>): Promise<Buffer> {
+export async function shootUnlessBlank({ page, params, signal }: CaptureContext, shoot: () => Promise<Buffer>): Promise<Buffer> {
   const first = await shoot();
   if (!(await isBlankImage(first))) return first;
   const hasContent = await page.evaluate(() => {
@@ -37,6 +40,7 @@ export async function shootUnlessBlank(page: Page, shoot: () => Promise<Buffer>)
     return body !== null && (body.innerText.trim().length > 0 || document.querySelector('img, svg, canvas, video, iframe, picture') !== null);
   });
   if (!hasContent) return first;
-  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  if (params.javascript) await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  else await sleep(TWO_FRAMES_MS, signal);
   return shoot();
 }

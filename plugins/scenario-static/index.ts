@@ -46,7 +46,8 @@ export function staticScenario(options: StaticScenarioOptions = {}): CapturePlug
         run: async (ctx) => {
           const budget = ctx.budget(options.lazyContentBudgetMs ?? ctx.remaining());
           // A document is what was sent, not a feed that loads more as it is scrolled.
-          const reveal = { scroll: !ctx.document, printing: ctx.params.format === 'pdf' };
+          // Without scripts (`javascript=false`) nothing loads as the page is scrolled, nor does a scroll step's frame ever come.
+          const reveal = { scroll: !ctx.document && ctx.params.javascript, printing: ctx.params.format === 'pdf' };
           await bestEffort((signal) => revealLazyContent(ctx.page, budget, maxHeightFor(ctx.params), signal, reveal), budget + 500, ctx.signal);
         },
       },
@@ -60,7 +61,9 @@ export function staticScenario(options: StaticScenarioOptions = {}): CapturePlug
         run: async (ctx) => {
           const settleMs = ctx.budget(RENDER_SETTLE_MS);
           let painted = false;
-          await bestEffort(async () => void (painted = await settleRendering(ctx.cdp, settleMs, { frame: ctx.params.format !== 'pdf' })), settleMs + 250, ctx.signal);
+          // A page without scripts runs no animation frame; the shot draws its own frame anyway.
+          const frame = ctx.params.format !== 'pdf' && ctx.params.javascript;
+          await bestEffort(async () => void (painted = await settleRendering(ctx.cdp, settleMs, { frame })), settleMs + 250, ctx.signal);
           // A printed document is the finished file: no encoder follows.
           if (ctx.params.format === 'pdf') ctx.output = await acrossNavigations(ctx, () => printPdf(ctx));
           else {

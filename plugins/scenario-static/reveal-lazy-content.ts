@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import { sleep } from '../../src/core/deadline.js';
 import { trackInflight, type InflightTracker } from '../../src/core/page/network-idle.js';
 
 export interface RevealOptions {
@@ -20,6 +21,8 @@ const STEP_WAIT_MS = 1_000;
  * started its request, and for what was started to finish.
  */
 const BOTTOM_QUIET_MS = 300;
+/** How often images still loading are looked at. */
+const IMAGE_POLL_MS = 25;
 
 /**
  * Does what a person does to see a whole page, within `budgetMs`: sections with
@@ -32,8 +35,11 @@ const BOTTOM_QUIET_MS = 300;
 export async function revealLazyContent(page: Page, budgetMs: number, maxHeight: number, signal: AbortSignal, { scroll, printing }: RevealOptions): Promise<void> {
   const endsAt = Date.now() + budgetMs;
   const left = (): number => Math.max(0, endsAt - Date.now());
-  // Without scrolling, one call into the page: lazy media made eager, then waited for.
-  if (!scroll) return page.evaluate(`(${prepareForFullPage.toString()})(${printing}), (${imagesLoaded.toString()})(${budgetMs})`);
+  // Without scrolling, lazy media made eager, then waited for.
+  if (!scroll) {
+    await page.evaluate(prepareForFullPage, printing);
+    return imagesLoaded(page, left, signal);
+  }
   const tracker = trackInflight(page);
   try {
     await page.evaluate(recordScrollPositions, SCROLL_POSITIONS);
@@ -54,7 +60,7 @@ export async function revealLazyContent(page: Page, budgetMs: number, maxHeight:
       if ((await pageHeight(page)) <= height || height >= maxHeight) break;
     }
     await page.evaluate(restoreScrollPositions, SCROLL_POSITIONS);
-    await page.evaluate(imagesLoaded, left());
+    await imagesLoaded(page, left, signal);
   } finally {
     tracker.detach();
   }
@@ -124,14 +130,12 @@ function scrollToAndPaint(y: number): Promise<void> {
   return new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
 }
 
-/** In the page: images still loading get at most `ms`. */
-async function imagesLoaded(ms: number): Promise<void> {
-  const pending = [...document.images].filter((image) => !image.complete);
-  const loaded = Promise.all(
-    pending.map((image) => new Promise((resolve) => {
-      image.addEventListener('load', resolve, { once: true });
-      image.addEventListener('error', resolve, { once: true });
-    })),
-  );
-  await Promise.race([loaded, new Promise((resolve) => setTimeout(resolve, ms))]);
+/**
+ * Images still loading get what is left of the budget. Looked at from here: a page without scripts
+ * (`javascript=false`) runs no listener or timer, the engine's included.
+ */
+async function imagesLoaded(page: Page, left: () => number, signal: AbortSignal): Promise<void> {
+  while (left() > 0 && !signal.aborted && (await page.evaluate(() => [...document.images].some((image) => !image.complete)))) {
+    await sleep(Math.min(IMAGE_POLL_MS, left()), signal).catch(() => undefined);
+  }
 }

@@ -48,7 +48,7 @@ async function shoot(cdp: CDPSession, encoding: { format: CdpFormat; quality?: n
 /** The viewport; `painted`: the document had presented content before the shot, which needs no blank check. */
 export async function viewport(ctx: CaptureContext, painted: boolean): Promise<ImageArtifact> {
   const encoding = encodingFor(ctx);
-  const data = painted ? await shoot(ctx.cdp, encoding) : await shootUnlessBlank(ctx.page, () => shoot(ctx.cdp, encoding));
+  const data = painted ? await shoot(ctx.cdp, encoding) : await shootUnlessBlank(ctx, () => shoot(ctx.cdp, encoding));
   if (data.length === 0) throw new Error('Chromium returned an empty screenshot');
   const scale = scaleOf(ctx.params);
   return { kind: 'image', data, encoding: encoding.format, width: Math.round(ctx.params.viewport_width * scale), height: Math.round(ctx.params.viewport_height * scale) };
@@ -70,7 +70,9 @@ export async function region(ctx: CaptureContext): Promise<ImageArtifact> {
   let rect: Rect;
   if (params.selector !== undefined) {
     const element = await visible(ctx, 'selector', params.selector, ELEMENT_GRACE_MS);
-    await element.scrollIntoViewIfNeeded({ timeout: Math.max(1, ctx.remaining()) });
+    // Playwright waits for the element to stand still with animation frames, which a page without scripts never runs.
+    if (params.javascript) await element.scrollIntoViewIfNeeded({ timeout: Math.max(1, ctx.remaining()) });
+    else await element.evaluate((node) => node.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: 'instant' }));
     const elements = params.selector_all ? ctx.page.locator(params.selector) : element;
     rect = withPadding(
       await elements.evaluateAll((nodes) => {
@@ -109,12 +111,12 @@ export async function fullPage(ctx: CaptureContext, maxHeight: number): Promise<
   // A page that fits the viewport is taken as it is shown: a beyond-viewport shot resizes the
   // window while it renders, and a page that lays itself out on `resize` may fold (Doxygen's pane).
   if (pageHeight <= params.viewport_height && height === pageHeight) {
-    const data = await shootUnlessBlank(ctx.page, () => shoot(cdp, wanted));
+    const data = await shootUnlessBlank(ctx, () => shoot(cdp, wanted));
     if (data.length > 0) return { kind: 'image', data, encoding: wanted.format, ...out };
   }
   return holdingResize(ctx, async () => {
     if (out.height <= MAX_TILE) {
-      const data = await shootUnlessBlank(ctx.page, () => shoot(cdp, wanted, { x: 0, y: 0, width, height }));
+      const data = await shootUnlessBlank(ctx, () => shoot(cdp, wanted, { x: 0, y: 0, width, height }));
       if (data.length > 0) return { kind: 'image', data, encoding: wanted.format, ...out, clippedFrom };
     }
     // Too tall for one render (or the encoder gave up): raw tiles stitched by sharp.
@@ -130,9 +132,11 @@ export async function fullPage(ctx: CaptureContext, maxHeight: number): Promise<
 
 /**
  * Runs beyond-viewport shots with the page's `resize` events held back (see `HOLD_RESIZE_KEY`),
- * until a frame after the last shot, when Chromium has dispatched the ones the shots caused.
+ * until a frame after the last shot, when Chromium has dispatched the ones the shots caused. A page
+ * without scripts (`javascript=false`) has no listener to hold back, nor animation frames to wait for.
  */
 async function holdingResize<T>(ctx: CaptureContext, shots: () => Promise<T>): Promise<T> {
+  if (!ctx.params.javascript) return shots();
   await ctx.page.evaluate(holdResize, HOLD_RESIZE_KEY);
   try {
     return await shots();

@@ -18,7 +18,8 @@ export const ELEMENT_GRACE_MS = 1_000;
 export async function visible(ctx: CaptureContext, param: 'wait_for_selector' | 'click' | 'selector' | 'scroll_into_view', selector: string, waitMs = Infinity): Promise<Locator> {
   const element = ctx.page.locator(selector).first();
   try {
-    if (waitMs > 0) await element.waitFor({ state: 'visible', timeout: Math.max(1, Math.min(waitMs, ctx.remaining() - 250)) });
+    // Without scripts (`javascript=false`) nothing shows up later, and Playwright's wait polls with animation frames the page never runs.
+    if (waitMs > 0 && ctx.params.javascript) await element.waitFor({ state: 'visible', timeout: Math.max(1, Math.min(waitMs, ctx.remaining() - 250)) });
     else if (!(await element.isVisible())) throw captureErrors.elementNotFound(param, selector);
   } catch (error) {
     if (error instanceof Error && /not a valid selector|Unexpected token|while parsing/i.test(error.message)) {

@@ -62,5 +62,12 @@ describe('capture-website', () => {
     expect(near((await decode(result.data as Buffer)).at(0, 0), '#000000')).toBe(true);
     // The settle step sees a page without scripts as still: met, not run out at its cap.
     expect(result.diagnostics?.waits.find((wait) => wait.name === 'settle')?.outcome).toBe('met');
+    // The engine's other waits in the page (an element to be visible, resize events held back
+    // during a full-page shot) ran no timer there either, and held the capture until its timeout.
+    const element = await engine.capture({ url: fixtures.url('/script-turns-red'), viewport_width: 100, viewport_height: 100, javascript: false, selector: 'div', timeout: 8000 });
+    expect([element.width, element.height]).toEqual([100, 100]);
+    const whole = await engine.capture({ url: fixtures.url('/bands?count=3&band=100'), viewport_width: 100, viewport_height: 100, javascript: false, full_page: true, timeout: 8000 });
+    expect([whole.width, whole.height]).toEqual([100, 300]);
+    expect(near((await decode(whole.data as Buffer)).at(50, 250), '#0000ff')).toBe(true);
   });
 });
