@@ -18,7 +18,7 @@ RUN npm run build
 
 # --- runtime ---
 FROM docker.io/library/node:24-bookworm-slim
-# Debian's Chromium headless shell and ffmpeg (nothing is downloaded at run time), the fonts the
+# Debian's Chromium headless shell, ffmpeg, Ghostscript and qpdf (nothing is downloaded at run time), the fonts the
 # README installs (emoji and CJK glyphs included), the uBlock Origin package for offline filter lists,
 # and tini as PID 1 so that Chromium's children are reaped and signals reach Node.
 # Manuals, documentation and translations stay out (copyright files stay): about 70 MB.
@@ -26,7 +26,7 @@ RUN printf '%s\n' 'path-exclude /usr/share/doc/*' 'path-include /usr/share/doc/*
       'path-exclude /usr/share/man/*' 'path-exclude /usr/share/locale/*' > /etc/dpkg/dpkg.cfg.d/capture-engine-slim \
  && apt-get update -qq \
  && apt-get install -y -qq --no-install-recommends \
-      chromium-headless-shell ffmpeg tini ca-certificates \
+      chromium-headless-shell ffmpeg tini ca-certificates ghostscript qpdf \
       fonts-dejavu-core fonts-liberation fonts-noto-color-emoji fonts-noto-cjk \
       webext-ublock-origin-chromium \
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*

@@ -20,9 +20,11 @@ import { scrollScenario } from './scenario-scroll/index.js';
 import { recordScenario } from './scenario-record/index.js';
 import { encodeVideo } from './encode-video/index.js';
 import { extractContent } from './extract-content/index.js';
+import { pdfFinish, type PdfToolPaths } from './pdf-finish/index.js';
 
 export { geolocation, pageOptions, pageSettle, pageWaits, pageActions, captureRules, botChallenge, diagnostics, hideSelectors, maskElements, blockAds, blockTrackers, blockCookies, blockRequests, interceptRequests, pageInjections, staticScenario, encodeImage, scrollScenario, recordScenario, encodeVideo, extractContent };
 export type { BlockAdsOptions, BlockCookiesOptions };
+export { pdfFinish, type PdfToolPaths };
 
 /** What the built-in plugins take from `createCaptureEngine`'s options. */
 export interface DefaultPluginOptions {
@@ -36,6 +38,8 @@ export interface DefaultPluginOptions {
   maxFullPageBytes?: number;
   /** ffmpeg executable. */
   ffmpegPath?: string;
+  /** Ghostscript, qpdf and the sRGB profile the PDF stages use. */
+  pdfTools?: PdfToolPaths;
 }
 
 /**
@@ -68,5 +72,6 @@ export function defaultPlugins(options: DefaultPluginOptions = {}): CapturePlugi
     scrollScenario(),
     recordScenario(),
     encodeVideo({ ffmpegPath: options.ffmpegPath }),
+    pdfFinish(options.pdfTools),
   ];
 }

@@ -12,6 +12,9 @@ missing=()
 [ -x /usr/lib/chromium/chromium-headless-shell ] || [ -n "${CAPTURE_CHROMIUM_PATH:-}" ] || missing+=(chromium-headless-shell)
 command -v ffmpeg >/dev/null 2>&1 || [ -n "${CAPTURE_FFMPEG_PATH:-}" ] || missing+=(ffmpeg)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+# pdf_a is made by Ghostscript (with its sRGB profile), pdf_password by qpdf.
+command -v gs >/dev/null 2>&1 || [ -n "${CAPTURE_GHOSTSCRIPT_PATH:-}" ] || missing+=(ghostscript)
+command -v qpdf >/dev/null 2>&1 || [ -n "${CAPTURE_QPDF_PATH:-}" ] || missing+=(qpdf)
 # PDFs are checked with poppler's pdfinfo and pdftotext in the tests.
 command -v pdfinfo >/dev/null 2>&1 || missing+=(poppler-utils)
 # The Helm chart's test renders it with Helm's template engine: Go's text/template and Sprig, built

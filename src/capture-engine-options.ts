@@ -97,6 +97,12 @@ export interface CaptureEngineOptions {
   tempDir?: string;
   /** ffmpeg executable. @default option → `CAPTURE_FFMPEG_PATH` → `ffmpeg-static` → system `ffmpeg` */
   ffmpegPath?: string;
+  /** Ghostscript, for pdf_a. @default option → `CAPTURE_GHOSTSCRIPT_PATH` → `gs` on PATH */
+  ghostscriptPath?: string;
+  /** qpdf, for pdf_password and pdf_permissions. @default option → `CAPTURE_QPDF_PATH` → `qpdf` on PATH */
+  qpdfPath?: string;
+  /** sRGB ICC profile of the PDF/A output intent. @default option → `CAPTURE_SRGB_PROFILE` → the `srgb.icc` installed with Ghostscript */
+  srgbProfilePath?: string;
   /** Where log lines go: a pino logger (an app's, `fastify.log`) fits as it is. Keys are never logged. @default JSON lines on stderr */
   log?: Logger;
   /** `block_ads`: filter lists (files or URLs), prebuilt engine, cache. @default EasyList + EasyPrivacy from Debian's webext-ublock-origin-chromium, cached in `<tempDir>/adblock` */

@@ -46,6 +46,7 @@ export async function createCaptureEngine(options: CaptureEngineOptions = {}): P
         maxFullPageHeight: options.maxFullPageHeight === undefined ? undefined : positive(options.maxFullPageHeight, 'maxFullPageHeight'),
         maxFullPageBytes: positive(options.maxFullPageBytes ?? DEFAULTS.maxFullPageBytes, 'maxFullPageBytes'),
         ffmpegPath: options.ffmpegPath,
+        pdfTools: { ghostscriptPath: options.ghostscriptPath, qpdfPath: options.qpdfPath, srgbProfilePath: options.srgbProfilePath },
       }),
       ...(options.plugins ?? []),
     ],

@@ -1,6 +1,5 @@
-import { constants, existsSync } from 'node:fs';
-import { access } from 'node:fs/promises';
-import path from 'node:path';
+import { existsSync } from 'node:fs';
+import { findOnPath, isExecutable } from '../shared/find-executable.js';
 import { CaptureError } from '../../src/core/errors/catalogue.js';
 
 /**
@@ -30,24 +29,6 @@ async function ffmpegStaticPath(): Promise<string | undefined> {
     return typeof file === 'string' && existsSync(file) ? file : undefined;
   } catch {
     return undefined;
-  }
-}
-
-async function findOnPath(binary: string, searchPath: string): Promise<string | undefined> {
-  for (const dir of searchPath.split(path.delimiter)) {
-    if (!dir) continue;
-    const candidate = path.join(dir, binary);
-    if (await isExecutable(candidate)) return candidate;
-  }
-  return undefined;
-}
-
-async function isExecutable(file: string): Promise<boolean> {
-  try {
-    await access(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
   }
 }
 

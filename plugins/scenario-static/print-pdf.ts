@@ -32,7 +32,7 @@ export async function printPdf(ctx: CaptureContext): Promise<EncodedOutput> {
       marginLeft: margin(params.pdf_margin_left),
       pageRanges: params.pdf_page_ranges?.replace(/\s+/g, ''),
       preferCSSPageSize: params.pdf_prefer_css_page_size,
-      generateTaggedPDF: params.pdf_tagged || params.pdf_outline,
+      generateTaggedPDF: params.pdf_tagged || params.pdf_outline || params.pdf_ua,
       generateDocumentOutline: params.pdf_outline,
       ...(await headerFooter(ctx)),
       transferMode: 'ReturnAsStream',

@@ -7,6 +7,7 @@ import { INTERCEPT_PROPERTIES } from './intercept-params.js';
 import { VIDEO_CONTROL_PROPERTIES } from './video-params.js';
 import { ACTION_PROPERTIES } from './action-params.js';
 import { PDF_OPTION_PROPERTIES } from './pdf-params.js';
+import { PDF_FINISH_PROPERTIES } from './pdf-finish-params.js';
 import { DOCUMENT_PROPERTIES } from './document-params.js';
 import { READINESS_PROPERTIES } from './readiness-params.js';
 import { DOWNLOAD_PROPERTIES } from './download-params.js';
@@ -87,6 +88,7 @@ export const CaptureParamsSchema = Type.Object(
     pdf_landscape: Type.Boolean({ default: false, description: 'Print a pdf in landscape orientation.' }),
     pdf_print_background: Type.Boolean({ default: true, description: 'Print backgrounds (colours and images) into a pdf.' }),
     ...PDF_OPTION_PROPERTIES,
+    ...PDF_FINISH_PROPERTIES,
     ...VIDEO_CONTROL_PROPERTIES,
     gif_fps: Type.Integer({ minimum: 1, maximum: 30, default: 10, description: 'Frames per second of a gif (at most 30 s long).' }),
     cache: Type.Boolean({

@@ -9,6 +9,7 @@ import { checkDownloadCombinations } from './download-params.js';
 import { checkHeaderScopeCombinations } from './header-scope-params.js';
 import { checkInjectionCombinations } from './injection-params.js';
 import { checkOutputCombinations } from './output-params.js';
+import { checkPdfFinishCombinations } from './pdf-finish-params.js';
 
 type Given = Map<keyof CaptureParams, unknown>;
 
@@ -143,4 +144,5 @@ export function checkCombinations(given: Given, missing: (name: keyof CapturePar
     throw incompatible(`a gif lasts at most ${MAX_GIF_SECONDS} s (got ${duration} s); use mp4 or webm for longer videos`, ['duration', 'format']);
   }
   checkOutputCombinations(given, missing);
+  checkPdfFinishCombinations(given);
 }

@@ -1,0 +1,81 @@
+import type { CaptureContext, CapturePlugin } from '../../src/core/plugin-api.js';
+import type { CaptureParams } from '../../src/core/schema/capture-params.js';
+import { CaptureError } from '../../src/core/errors/catalogue.js';
+import { findSrgbProfile, findTool, type PdfToolPaths } from './find-tools.js';
+import { convertToPdfA } from './pdf-a.js';
+import { markPdfUa } from './pdf-ua.js';
+import { protectPdf } from './protect.js';
+import { inTempDir } from './run-tool.js';
+
+export type { PdfToolPaths } from './find-tools.js';
+
+export interface PdfFinishOptions extends PdfToolPaths {
+  /** Where the tools' temp dirs go. @default engine option `tempDir` */
+  tempDir?: string;
+}
+
+const protectedBy = (params: CaptureParams): boolean => params.pdf_password !== undefined || params.pdf_owner_password !== undefined;
+
+/**
+ * What is done to the printed PDF before it is stored, in this order: PDF/UA marks (pdf-lib, on
+ * Chromium's tagged file), PDF/A (Ghostscript), encryption (qpdf, last: nothing can read the file
+ * after it). Each tool runs inside the capture, so within its queue slot and its deadline, in a
+ * temp dir removed afterwards, killed when the capture is aborted.
+ */
+export function pdfFinish(options: PdfFinishOptions = {}): CapturePlugin {
+  let tempDir = options.tempDir;
+  // Looked up on first use, so an engine without the tools still prints plain PDFs.
+  const tools = new Map<string, Promise<string>>();
+  const lookUp = (key: string, find: () => Promise<string>): Promise<string> => {
+    let found = tools.get(key);
+    if (!found) {
+      found = find();
+      tools.set(key, found);
+      found.catch(() => tools.delete(key));
+    }
+    return found;
+  };
+  const ghostscript = (): Promise<string> => lookUp('gs', () => findTool('gs', options.ghostscriptPath, 'CAPTURE_GHOSTSCRIPT_PATH'));
+  const srgbProfile = async (): Promise<string> => {
+    const gs = await ghostscript();
+    return lookUp('icc', () => findSrgbProfile(gs, options.srgbProfilePath));
+  };
+  const qpdf = (): Promise<string> => lookUp('qpdf', () => findTool('qpdf', options.qpdfPath, 'CAPTURE_QPDF_PATH'));
+
+  const finish = async (ctx: CaptureContext): Promise<void> => {
+    const data = ctx.output?.data;
+    if (ctx.output?.format !== 'pdf' || !data) throw new CaptureError('INTERNAL_ERROR', 'No PDF was printed');
+    if (!tempDir) throw new CaptureError('INTERNAL_ERROR', 'pdf-finish has no temporary directory');
+    const { params, signal } = ctx;
+    let pdf = data;
+    if (params.pdf_ua) pdf = await markPdfUa(pdf);
+    if (params.pdf_a !== undefined) {
+      const level = params.pdf_a;
+      const [gs, profile] = [await ghostscript(), await srgbProfile()];
+      const info = { Title: params.pdf_title, Author: params.pdf_author, Subject: params.pdf_subject, Keywords: params.pdf_keywords };
+      pdf = await inTempDir(tempDir, (dir) => convertToPdfA(pdf, level, { ghostscript: gs, srgbProfile: profile, dir, signal, timeoutMs: ctx.remaining(), info }));
+    }
+    if (protectedBy(params)) {
+      const binary = await qpdf();
+      const protection = { userPassword: params.pdf_password, ownerPassword: params.pdf_owner_password, permissions: params.pdf_permissions };
+      pdf = await inTempDir(tempDir, (dir) => protectPdf(pdf, protection, { qpdf: binary, dir, signal, timeoutMs: ctx.remaining() }));
+    }
+    ctx.output = { format: 'pdf', size: pdf.length, data: pdf };
+  };
+
+  return {
+    name: 'pdf-finish',
+    setup(host) {
+      tempDir ??= host.options.tempDir;
+    },
+    stages: [
+      {
+        name: 'finish',
+        phase: 'encode',
+        leavesContextState: false,
+        when: (params) => params.format === 'pdf' && (params.pdf_ua || params.pdf_a !== undefined || protectedBy(params)),
+        run: finish,
+      },
+    ],
+  };
+}

@@ -1,0 +1,59 @@
+import Type from 'typebox';
+import { CaptureError } from '../errors/catalogue.js';
+import { captureErrors } from '../errors/factories.js';
+
+export const PDF_A_LEVELS = ['PDF/A-1b', 'PDF/A-2b', 'PDF/A-3b'] as const;
+/** The rights `pdf_permissions` may grant, as the issue and Gotenberg's users name them. */
+export const PDF_PERMISSIONS = ['print', 'print_high', 'modify', 'copy', 'annotate', 'fill_forms', 'extract', 'assemble'] as const;
+export type PdfPermission = (typeof PDF_PERMISSIONS)[number];
+
+/** AES-256 (revision 6) takes passwords of up to 127 bytes of UTF-8. */
+const password = (description: string) => Type.Optional(Type.String({ minLength: 1, maxLength: 127, pattern: '^[^\r\n]+$', description }));
+
+/** What is done to the printed PDF afterwards: archiving, accessibility, protection. Part of the one request schema. */
+export const PDF_FINISH_PROPERTIES = {
+  pdf_a: Type.Optional(
+    Type.Enum([...PDF_A_LEVELS], {
+      description:
+        'Convert the PDF to PDF/A (archival) with Ghostscript: an sRGB output intent, every font embedded, XMP pdfaid. Links, the outline and the document information are kept; the tags are not (hence level b). Not with pdf_ua or a password.',
+    }),
+  ),
+  pdf_ua: Type.Boolean({
+    default: false,
+    description: 'A PDF/UA-1 (accessible) file: tagged, with the page\'s language, its title displayed, and XMP pdfuaid. Needs a title (the page\'s or pdf_title) and `<html lang>`.',
+  }),
+  pdf_password: password('Password needed to open the PDF (AES-256).'),
+  pdf_owner_password: password('Password that lifts pdf_permissions (AES-256); must differ from pdf_password.'),
+  pdf_permissions: Type.Optional(
+    Type.String({
+      minLength: 0,
+      maxLength: 128,
+      description: `Comma-separated rights granted to whoever opens the PDF without the owner password: ${PDF_PERMISSIONS.join(', ')}; those not named are refused (an empty list refuses all). All are granted when absent. Needs pdf_owner_password.`,
+    }),
+  ),
+};
+
+type Given = Map<string, unknown>;
+
+/** The rights of a `pdf_permissions` value, checked. */
+export function permissionsOf(value: string): PdfPermission[] {
+  const names = value.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const unknown = names.find((name) => !(PDF_PERMISSIONS as readonly string[]).includes(name));
+  if (unknown !== undefined) throw captureErrors.invalidParameter('pdf_permissions', `Invalid parameter 'pdf_permissions': unknown right '${unknown}'`, `a comma-separated list of ${PDF_PERMISSIONS.join(', ')}`);
+  return names as PdfPermission[];
+}
+
+/** The combinations of the finishing options that cannot make a valid file. */
+export function checkPdfFinishCombinations(given: Given): void {
+  const incompatible = (message: string, params: string[]) => new CaptureError('INCOMPATIBLE_PARAMETERS', message, { details: { params } });
+  const locked = ['pdf_password', 'pdf_owner_password', 'pdf_permissions'].find((name) => given.has(name));
+  if (given.has('pdf_a') && locked !== undefined) throw incompatible(`PDF/A forbids encryption: pdf_a and ${locked} cannot go together`, ['pdf_a', locked]);
+  if (given.has('pdf_a') && given.get('pdf_ua') === true) throw incompatible('Ghostscript, which makes the PDF/A, drops the tags PDF/UA needs: give pdf_a or pdf_ua', ['pdf_a', 'pdf_ua']);
+  if (given.has('pdf_permissions')) {
+    permissionsOf(given.get('pdf_permissions') as string);
+    if (!given.has('pdf_owner_password')) throw incompatible('pdf_permissions restricts the PDF only with an owner password to lift them: add pdf_owner_password', ['pdf_permissions', 'pdf_owner_password']);
+  }
+  if (given.has('pdf_owner_password') && given.get('pdf_owner_password') === given.get('pdf_password')) {
+    throw incompatible('pdf_owner_password must differ from pdf_password, or opening with it grants every right', ['pdf_owner_password', 'pdf_password']);
+  }
+}

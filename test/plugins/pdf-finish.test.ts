@@ -1,0 +1,147 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CaptureEngine } from '../../src/index.js';
+import { createTestEngine } from '../helpers/engine.js';
+
+/**
+ * The finishing stages of the pdf format on real Chromium, Ghostscript and qpdf, each file read
+ * back with qpdf and poppler. No veraPDF here: these are the structural requirements of PDF/A
+ * and PDF/UA that those tools can see, not a full validation.
+ */
+let engine: CaptureEngine;
+let scratch: string;
+let engineDir: string;
+
+beforeAll(async () => {
+  scratch = mkdtempSync(path.join(os.tmpdir(), 'pdf-finish-test-'));
+  engineDir = mkdtempSync(path.join(scratch, 'engine-'));
+  engine = await createTestEngine({ tempDir: engineDir });
+});
+afterAll(async () => {
+  await engine?.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+const PAGE = `<!doctype html><html lang="en"><head><title>Quarterly report</title></head><body>
+<h1>Heading one</h1><p>Text with <a href="https://example.com/terms">a link</a>.</p>
+<h2>Section two</h2><p style="break-before: page">Second page</p></body></html>`;
+
+const print = async (params: Record<string, unknown>, html = PAGE): Promise<Buffer> => (await engine.capture({ html, format: 'pdf', ...params })).data as Buffer;
+const errorOf = (params: Record<string, unknown>, html = PAGE): Promise<unknown> => print(params, html).then(() => undefined, (error: unknown) => error);
+
+/** Runs a reading tool on the PDF (at `FILE` in `args`, else last); its stdout, or its stderr when it fails. */
+function read(tool: string, pdf: Buffer, args: string[]): { ok: boolean; out: string } {
+  const file = path.join(scratch, `${Math.random().toString(36).slice(2)}.pdf`);
+  writeFileSync(file, pdf);
+  const result = spawnSync(tool, args.includes('FILE') ? args.map((arg) => (arg === 'FILE' ? file : arg)) : [...args, file], { encoding: 'utf8' });
+  return { ok: result.status === 0 || (tool === 'qpdf' && result.status === 3), out: result.status === 0 ? result.stdout : `${result.stdout}${result.stderr}` };
+}
+
+/** qpdf's JSON of the file's objects, and its catalog. */
+function objects(pdf: Buffer, password?: string): { all: Record<string, { value?: Record<string, unknown>; stream?: { dict: Record<string, unknown> } }>; catalog: Record<string, unknown> } {
+  const json = JSON.parse(read('qpdf', pdf, ['--json', '--json-key=qpdf', ...(password ? [`--password=${password}`] : [])]).out) as { qpdf: [unknown, Record<string, never>] };
+  const all = json.qpdf[1] as Record<string, { value?: Record<string, unknown> }>;
+  const catalog = Object.values(all).find((object) => object.value?.['/Type'] === '/Catalog')?.value ?? {};
+  return { all, catalog };
+}
+
+const lookup = (all: Record<string, { value?: Record<string, unknown>; stream?: { dict: Record<string, unknown> } }>, ref: unknown): Record<string, unknown> => {
+  const entry = all[`obj:${String(ref)}`];
+  return (entry?.value ?? entry?.stream?.dict ?? (ref as Record<string, unknown>)) as Record<string, unknown>;
+};
+
+describe('pdf_a', () => {
+  it('makes a PDF/A-2b file: sRGB output intent, pdfaid 2/B in its XMP, every font embedded, outline, link and information kept', async () => {
+    const pdf = await print({ pdf_a: 'PDF/A-2b', pdf_outline: true, pdf_author: 'Ada Lovelace' });
+    const { all, catalog } = objects(pdf);
+    const intents = catalog['/OutputIntents'] as unknown[];
+    expect(intents).toHaveLength(1);
+    const intent = lookup(all, intents[0]);
+    expect(intent).toMatchObject({ '/S': '/GTS_PDFA1', '/OutputConditionIdentifier': 'u:sRGB' });
+    expect(lookup(all, intent['/DestOutputProfile'])).toMatchObject({ '/N': 3 });
+    const xmp = read('pdfinfo', pdf, ['-meta']).out;
+    expect(xmp).toMatch(/pdfaid:part='2'/);
+    expect(xmp).toMatch(/pdfaid:conformance='B'/);
+    expect(xmp).toContain('Quarterly report');
+    const fonts = read('pdffonts', pdf, []).out.split('\n').slice(2).filter((line) => line.trim() !== '');
+    expect(fonts.length).toBeGreaterThan(0);
+    // Columns: name type encoding emb sub uni object id; the emb column is the fourth from the end.
+    for (const line of fonts) expect(line.trim().split(/\s+/).at(-5)).toBe('yes');
+    const info = read('pdfinfo', pdf, []).out;
+    expect(info).toMatch(/Author:\s+Ada Lovelace/);
+    expect(info).toMatch(/Pages:\s+2/);
+    const outlines = JSON.parse(read('qpdf', pdf, ['--json', '--json-key=outlines']).out) as { outlines: { title: string; kids: { title: string }[] }[] };
+    expect(outlines.outlines.map((entry) => entry.title)).toEqual(['Heading one']);
+    expect(outlines.outlines[0]?.kids.map((entry) => entry.title)).toEqual(['Section two']);
+    expect(JSON.stringify(all)).toContain('u:https://example.com/terms');
+    expect(read('qpdf', pdf, ['--check']).ok).toBe(true);
+  });
+
+  it('claims the part asked for: PDF/A-3b and PDF/A-1b (PDF 1.4)', async () => {
+    const three = await print({ pdf_a: 'PDF/A-3b' });
+    expect(read('pdfinfo', three, ['-meta']).out).toMatch(/pdfaid:part='3'/);
+    const one = await print({ pdf_a: 'PDF/A-1b' });
+    expect(read('pdfinfo', one, ['-meta']).out).toMatch(/pdfaid:part='1'/);
+    expect(read('pdfinfo', one, []).out).toMatch(/PDF version:\s+1\.4/);
+  });
+});
+
+describe('pdf_ua', () => {
+  it('makes a tagged file with its language, its title displayed and pdfuaid 1 in its XMP', async () => {
+    const pdf = await print({ pdf_ua: true });
+    expect(read('pdfinfo', pdf, []).out).toMatch(/Tagged:\s+yes/);
+    const xmp = read('pdfinfo', pdf, ['-meta']).out;
+    expect(xmp).toMatch(/<pdfuaid:part>1<\/pdfuaid:part>/);
+    expect(xmp).toContain('Quarterly report');
+    const { catalog } = objects(pdf);
+    expect(catalog['/Lang']).toBe('u:en');
+    expect(catalog['/StructTreeRoot']).toBeDefined();
+    expect(catalog['/ViewerPreferences']).toMatchObject({ '/DisplayDocTitle': true });
+  });
+
+  it('refuses a page without a title, naming pdf_ua; pdf_title gives it one', async () => {
+    const untitled = '<html lang="en"><p>no title</p></html>';
+    expect(await errorOf({ pdf_ua: true }, untitled)).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'pdf_ua' } });
+    expect(read('pdfinfo', await print({ pdf_ua: true, pdf_title: 'Named' }, untitled), ['-meta']).out).toContain('>Named<');
+  });
+});
+
+describe('pdf_password, pdf_owner_password, pdf_permissions', () => {
+  it('encrypts with AES-256: the file opens only with the password, and refuses printing and copying when not granted', async () => {
+    const pdf = await print({ pdf_password: 'open sesame', pdf_owner_password: 'owner-secret', pdf_permissions: 'annotate' });
+    expect(read('pdftotext', pdf, ['-q', '-upw', 'wrong', 'FILE', '-']).ok).toBe(false);
+    expect(read('pdftotext', pdf, ['-q', 'FILE', '-']).ok).toBe(false);
+    const shown = read('qpdf', pdf, ['--password=open sesame', '--show-encryption']).out;
+    for (const line of ['R = 6', 'stream encryption method: AESv3', 'print low resolution: not allowed', 'print high resolution: not allowed', 'extract for any purpose: not allowed', 'modify other: not allowed', 'modify annotations: allowed']) {
+      expect(shown).toContain(line);
+    }
+    expect(read('pdftotext', pdf, ['-upw', 'open sesame', 'FILE', '-']).out).toContain('Second page');
+    expect(read('qpdf', pdf, ['--check']).ok).toBe(false);
+    expect(read('qpdf', pdf, ['--password=open sesame', '--check']).ok).toBe(true);
+  });
+
+  it('grants every right when no permissions are given', async () => {
+    const pdf = await print({ pdf_password: 'open sesame' });
+    const shown = read('qpdf', pdf, ['--password=open sesame', '--show-encryption']).out;
+    expect(shown).toMatch(/print high resolution: allowed/);
+    expect(shown).toMatch(/extract for any purpose: allowed/);
+  });
+
+  it('refuses what cannot make a valid file, naming the parameters', async () => {
+    expect(await errorOf({ pdf_a: 'PDF/A-2b', pdf_password: 'x' })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['pdf_a', 'pdf_password'] } });
+    expect(await errorOf({ pdf_a: 'PDF/A-2b', pdf_ua: true })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['pdf_a', 'pdf_ua'] } });
+    expect(await errorOf({ pdf_permissions: 'print' })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['pdf_permissions', 'pdf_owner_password'] } });
+    expect(await errorOf({ pdf_permissions: 'print,fly', pdf_owner_password: 'o' })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'pdf_permissions' } });
+    expect(await errorOf({ pdf_password: 'same', pdf_owner_password: 'same' })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['pdf_owner_password', 'pdf_password'] } });
+    expect(await errorOf({ pdf_a: 'PDF/A-4' })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'pdf_a' } });
+    expect(await errorOf({ format: 'png', pdf_a: 'PDF/A-2b' })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['pdf_a', 'format'] } });
+  });
+
+  it('leaves no temp dir behind', () => {
+    const left = readdirSync(engineDir).filter((name) => name.startsWith('pdf-'));
+    expect(left).toEqual([]);
+  });
+});
