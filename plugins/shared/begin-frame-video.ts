@@ -11,28 +11,35 @@ export interface BeginFrameVideoOptions {
   signal: AbortSignal;
 }
 
-/** Chromium's TimeTicks: CLOCK_MONOTONIC on Linux, as Node's hrtime, in ms. */
-function monotonicMs(): number {
-  return Number(process.hrtime.bigint()) / 1e6;
-}
-
 /**
  * The frames of a video of a page in a begin-frame browser (BEGIN_FRAME_SWITCHES), each drawn when
- * asked for it, for its own moment: frame `i` for the page time of the first plus `i / fps`, however
- * long drawing takes. The page's animation frames and CSS and Web Animations run on the frames' time;
- * its other clocks (performance.now, Date, timers) still run on the wall clock. A frame without
- * damage is the page unchanged: the frame before it again. One frame is held at a time.
+ * asked for it, for its own moment: frame `i` shows the page at the time of the first plus `i / fps`,
+ * however long drawing takes. The page's clocks run on the video's: Chromium's virtual time, paused
+ * between frames and advanced one frame period before each, drives performance.now, Date and timers,
+ * and the frame's time (the same ticks) animation frames and CSS and Web Animations. The network
+ * runs on the wall clock; virtual time does not wait for it (`advance`: a page polling for ever must
+ * not stall the video). A frame without damage is the page unchanged: the frame before it again.
+ * One frame is held at a time.
  */
 export async function* beginFrameFrames(cdp: CDPSession, { fps, frameCount, quality, signal }: BeginFrameVideoOptions): AsyncGenerator<Buffer> {
-  const period = 1000 / fps;
-  // After the frames drawn so far (the page's loading), which ran on the wall clock.
-  const first = monotonicMs() + period;
+  const { virtualTimeTicksBase: base } = await abortable(cdp.send('Emulation.setVirtualTimePolicy', { policy: 'pause' }), signal);
+  // In whole µs, Chromium's unit, so that the budgets add up to i / fps exactly.
+  const moment = (index: number): number => Math.round((index * 1e6) / fps) / 1000;
   let last: Buffer | undefined;
-  for (let index = 0; index < frameCount; index++) {
-    const frame = cdp.send('HeadlessExperimental.beginFrame', { frameTimeTicks: first + index * period, interval: period, screenshot: { format: 'jpeg', quality } });
+  for (let index = 1; index <= frameCount; index++) {
+    // A page whose main thread hangs never spends the budget: the capture's deadline ends the wait.
+    await abortable(advanceVirtualTime(cdp, moment(index) - moment(index - 1)), signal);
+    const frame = cdp.send('HeadlessExperimental.beginFrame', { frameTimeTicks: base + moment(index), interval: 1000 / fps, screenshot: { format: 'jpeg', quality } });
     const { screenshotData } = await abortable(frame, signal);
     if (screenshotData) last = Buffer.from(screenshotData, 'base64');
     if (!last) throw new CaptureError('CAPTURE_FAILED', 'Chromium drew no first frame of the video');
     yield last;
   }
+}
+
+/** Lets the page run `budget` ms of virtual time, its timers and tasks included, then pauses it again. */
+async function advanceVirtualTime(cdp: CDPSession, budget: number): Promise<void> {
+  const expired = new Promise((resolve) => cdp.once('Emulation.virtualTimeBudgetExpired', resolve));
+  await cdp.send('Emulation.setVirtualTimePolicy', { policy: 'advance', budget });
+  await expired;
 }

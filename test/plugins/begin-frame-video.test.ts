@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium, chromiumArgs } from '../../src/browser/chromium-path.js';
@@ -19,6 +21,7 @@ import { clockDrift, clockReadings, probe } from './video-fixtures.js';
  * of the first plus i / fps, read back from the pixels of every frame of the clock page.
  */
 
+const run = promisify(execFile);
 const FPS = 30;
 let browser: Browser;
 let server: FixtureServer;
@@ -28,6 +31,17 @@ beforeAll(async () => {
   browser = await chromium.launch({ executablePath: findChromium(), args: chromiumArgs(BEGIN_FRAME_SWITCHES) });
   server = await startFixtureServer({
     '/clock': (_req, res) => html(res, clockPage()),
+    // The clock read from Date, and a box that a setTimeout chain turns white and black at every
+    // 100 ms of that clock (each step timed to the next, as the wall clock makes timers late while loading).
+    '/timers': (_req, res) =>
+      html(res, clockPage(undefined, { clock: 'date' }).replace('</body>', `<div id="box" style="position:fixed;top:60px;left:0;width:40px;height:40px;background:#000"></div><script>
+        const step = () => {
+          const ms = Date.now() - start;
+          box.style.background = Math.floor(ms / 100) % 2 ? '#fff' : '#000';
+          setTimeout(step, 100 - (ms % 100));
+        };
+        step();
+      </script></body>`)),
     // The main thread hangs on the tenth animation frame after loading (timers run on the wall clock,
     // far slower than the video's frames).
     '/hang': (_req, res) =>
@@ -64,6 +78,13 @@ async function record(url: string, width: number, height: number, seconds: numbe
   }
 }
 
+/** Whether the box of /timers is white, frame by frame. */
+async function boxWhite(file: string, width: number, height: number): Promise<boolean[]> {
+  const { stdout } = await run('ffmpeg', ['-v', 'error', '-i', file, '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1'], { encoding: 'buffer', maxBuffer: 1 << 30 });
+  const frames = Math.floor(stdout.length / (width * height));
+  return Array.from({ length: frames }, (_, i) => stdout[i * width * height + 80 * width + 20]! > 128);
+}
+
 /** How far each frame's clock is from the first's plus i / fps (ms). */
 async function offsets(file: string, width: number, height: number): Promise<number[]> {
   const readings = await clockReadings(file, width, height, { fps: FPS });
@@ -86,6 +107,19 @@ describe('begin-frame video', () => {
     expect(info.frames).toBe(60);
     expect(Math.abs(info.duration - 2)).toBeLessThanOrEqual(1 / FPS);
     for (const offset of await offsets(file, 1280, 720)) expect(Math.abs(offset)).toBeLessThanOrEqual(1);
+  });
+
+  it('runs Date and timers on the video\'s clock: a 100 ms setTimeout chain flips at its exact times', async () => {
+    const file = await record(server.url('/timers'), 640, 360, 2);
+    for (const offset of await offsets(file, 640, 360)) expect(Math.abs(offset)).toBeLessThanOrEqual(1);
+    const clocks = await clockReadings(file, 640, 360, { fps: FPS });
+    const white = await boxWhite(file, 640, 360);
+    expect(white).toHaveLength(clocks.length);
+    // The box shows the parity of the 100 ms steps passed when its timers fire on time (a frame on a
+    // step's very moment may show either side of it).
+    const shown = clocks.flatMap((ms, i) => (ms % 100 < 2 || ms % 100 > 98 ? [] : [{ ms, white: white[i], expected: Math.floor(ms / 100) % 2 === 1 }]));
+    expect(shown.length).toBeGreaterThan(50);
+    expect(shown.filter(({ white, expected }) => white !== expected)).toEqual([]);
   });
 
   it('fails with the deadline when the page hangs its main thread, never waiting for ever', async () => {
