@@ -43,7 +43,7 @@ export async function documentOf(params: CaptureParams, signal?: AbortSignal, up
   }
   const markdown = assets.get('index.md');
   if (!assets.has(ENTRY) && markdown) assets.set(ENTRY, page(await markdownPage((await bytesOf(markdown)).toString('utf8'), params.markdown_template, signal)));
-  else await includeMarkdown(assets, bytesOf, signal);
+  else await includeMarkdown(assets, bytesOf, page, signal);
   return served(assets);
 }
 

@@ -1,4 +1,3 @@
-import type { DocumentAsset } from './capture-document.js';
 import { documentPath } from '../schema/document-params.js';
 import { captureErrors } from '../errors/factories.js';
 import { markdownHtml } from './markdown-page.js';
@@ -16,11 +15,11 @@ const refused = (problem: string): Error =>
  * `{{ toHTML "name.md" }}` of the document's index.html becomes that file rendered (as `markdown`
  * is, without the default page around it). A name the files do not have is the caller's mistake.
  */
-export async function includeMarkdown(assets: Map<string, DocumentAsset>, read: (asset: DocumentAsset) => Promise<Buffer>, signal?: AbortSignal): Promise<void> {
+export async function includeMarkdown<Asset>(assets: Map<string, Asset>, read: (asset: Asset) => Promise<Buffer>, page: (html: string) => Asset, signal?: AbortSignal): Promise<void> {
   const entry = assets.get('index.html');
   if (entry === undefined) return;
-  const page = (await read(entry)).toString('utf8');
-  const names = [...new Set([...page.matchAll(TO_HTML)].map((match) => match[1] as string))];
+  const text = (await read(entry)).toString('utf8');
+  const names = [...new Set([...text.matchAll(TO_HTML)].map((match) => match[1] as string))];
   if (names.length === 0) return;
   if (names.length > MAX_MARKDOWN_INCLUDES) throw refused(`index.html includes ${names.length} Markdown files, more than ${MAX_MARKDOWN_INCLUDES}`);
   const rendered = new Map<string, string>();
@@ -29,5 +28,5 @@ export async function includeMarkdown(assets: Map<string, DocumentAsset>, read: 
     if (asset === undefined) throw refused(`index.html includes "${name}", which is not among the files`);
     rendered.set(name, await markdownHtml((await read(asset)).toString('utf8'), signal));
   }
-  assets.set('index.html', { body: Buffer.from(page.replace(TO_HTML, (_, name: string) => rendered.get(name) ?? ''), 'utf8'), type: 'text/html; charset=utf-8' });
+  assets.set('index.html', page(text.replace(TO_HTML, (_, name: string) => rendered.get(name) ?? '')));
 }
