@@ -89,16 +89,24 @@ export function contentInPage(request: ContentRequest, libs: ContentLibraries): 
     const base = doc.createElement('base');
     base.href = location.href;
     doc.head?.prepend(base);
-    const headings = [...doc.querySelectorAll('h1')].map((h1) => (h1.textContent ?? '').trim().replace(/\s+/g, ' ')).filter(Boolean);
+    const h1s = [...doc.querySelectorAll('h1')];
+    // Readability makes every h1 an h2 (copying attributes): marked, they become h1s again.
+    for (const h1 of h1s) h1.setAttribute('data-capture-h1', '');
+    const headings = h1s.map((h1) => (h1.textContent ?? '').trim().replace(/\s+/g, ' ')).filter(Boolean);
     const article = new libs.Readability(doc, { keepClasses: true }).parse() as { title?: string; content?: string } | null;
     if (!article?.content) return undefined;
     const container = document.createElement('div');
     const template = document.createElement('template');
     template.innerHTML = article.content;
+    for (const demoted of template.content.querySelectorAll('[data-capture-h1]')) {
+      const h1 = document.createElement('h1');
+      h1.append(...demoted.childNodes);
+      demoted.replaceWith(h1);
+    }
     if (!template.content.querySelector('h1')) {
       // Readability drops the h1 that repeats the title: the article's own is the one its title names.
       const title = (article.title ?? '').trim();
-      const own = headings.find((text) => title !== '' && (title.includes(text) || text.includes(title))) ?? title;
+      const own = headings.find((text) => title !== '' && (title.includes(text) || text.includes(title))) ?? (title || (headings[0] ?? ''));
       if (own !== '') container.append(Object.assign(document.createElement('h1'), { textContent: own }));
     }
     container.append(template.content);

@@ -78,6 +78,18 @@ describe.skipIf(!isBuilt())('what a settled page says, over HTTP (npm start)', (
     expect(((await (await file(body.metadata_url)).json()) as { title: string }).title).toBe('Pruning apple trees | Orchard Notes');
   });
 
+  it('outputs= works with a document given as html (POST JSON)', async () => {
+    const answer = await fetch(`${service.origin}/api/v1/capture`, {
+      method: 'POST',
+      headers: { 'X-API-Key': account.key, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ html: '<h1>Given</h1><p>See <a href="https://example.com/a">a</a>.</p>', viewport_width: 300, viewport_height: 200, outputs: 'markdown,links', response_type: 'json' }),
+    });
+    const body = (await answer.json()) as Record<'url' | 'markdown_url' | 'links_url', string>;
+    expect(answer.status, JSON.stringify(body)).toBe(200);
+    expect(await (await file(body.markdown_url)).text()).toBe('# Given\n\nSee [a](https://example.com/a).\n');
+    expect(await (await file(body.links_url)).json()).toEqual({ links: [{ url: 'https://example.com/a', text: 'a', rel: null, same_origin: false }] });
+  });
+
   it('a render link to a page\'s Markdown is cached: the second answer is X-Cache: HIT without loading the page again', async () => {
     const link = renderLink({ baseUrl: service.origin, key: account.id, signingSecret: account.signingSecret, params: { url: fixtures.url('/constructs'), format: 'markdown', content: 'full' } });
     const before = fixtures.hits('/constructs');
