@@ -2,6 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { CaptureParamsSchema, PARAM_NAMES, allowedFor, type CaptureParams } from '../core/schema/capture-params.js';
 import { closestName } from '../core/schema/closest-name.js';
 import { InputError, UsageError } from './exit-codes.js';
+import { FORMATS, type CaptureFormat } from '../core/schema/formats.js';
+import { SELECTION_KEYS, addToSelection, emptySelection, filenameForUrl, qualityFormat, selectionParams } from './shot-scraper.js';
 
 export const USAGE = `capture-engine shot <url> -o <file> [--<parameter> <value> ...]
 capture-engine shot --multi <shots.yml>
@@ -15,45 +17,52 @@ capture-engine shot --multi <shots.yml>
   size, format, id, timings) instead of a line of text.
   On a terminal, each shot shows its phase and seconds, a bar of frames for a video and of shots
   for --multi, on stderr; --quiet (or stderr not a terminal) shows none.
+  shot-scraper's flags and YAML keys work as there: -w/-h (a number), -s and --selector-all <css>
+  (repeated: the box around all), --js-selector, -j/--javascript <script>, --js-file, --wait,
+  --wait-for, --retina, --scale-factor, --silent, -o - (standard output), no -o (a name from the
+  URL), --multi - (standard input) with sh:, python:, js_file:, and -o/-n choosing its shots.
+  A flag given twice is refused, but -o with --multi and the selectors.
   Also: --allow-private-networks, --storage-dir <dir>, --help (lists every parameter).`;
 
 /** The command's own flags; every other flag is a capture parameter. */
-const OWN = new Set(['output', 'multi', 'allow-private-networks', 'storage-dir', 'help', 'quiet']);
-const OWN_YES_NO = new Set(['allow-private-networks', 'help', 'quiet']);
-const ALIASES: Record<string, keyof CaptureParams> = { width: 'viewport_width', height: 'viewport_height' };
-const SHORT: Record<string, string> = { o: 'output', h: 'help', q: 'quiet' };
+const OWN = new Set(['output', 'multi', 'allow-private-networks', 'storage-dir', 'help', 'quiet', 'no-clobber']);
+const OWN_YES_NO = new Set(['allow-private-networks', 'help', 'quiet', 'no-clobber']);
+const ALIASES: Record<string, keyof CaptureParams> = { width: 'viewport_width', height: 'viewport_height', 'scale-factor': 'device_scale_factor', retina: 'device_scale_factor', wait: 'delay', 'wait-for': 'wait_for_function', 'js-file': 'scripts' };
+/** shot-scraper's short flags besides ours (-h is --height when a number follows it there). */
+const SHORT: Record<string, string> = { o: 'output', h: 'help', q: 'quiet', n: 'no-clobber', w: 'width', s: 'selector', p: 'padding', j: 'javascript', silent: 'quiet' };
+/** Flags whose repeats shot-scraper boxes together, and `--selector-all <selector>`, its way of saying every match. */
+const SELECTION_FLAGS: Record<string, (typeof SELECTION_KEYS)[number]> = { selector: 'selector', 'selector-all': 'selector_all', 'js-selector': 'js_selector', 'js-selector-all': 'js_selector_all' };
 
 export type Shot = Record<string, unknown> & { output: string };
 
 /** Parameters of the HTTP service's queue and result cache: a shot captures now, to its file, so they are refused. */
-const HTTP_ONLY: readonly (keyof CaptureParams)[] = ['async', 'webhook_url', 'cache', 'cache_ttl', 'cache_stale_ttl', 'cache_key', 'fresh'];
-const httpOnly = (as: string): string =>
+export const HTTP_ONLY: readonly (keyof CaptureParams)[] = ['async', 'webhook_url', 'cache', 'cache_ttl', 'cache_stale_ttl', 'cache_key', 'fresh'];
+export const httpOnly = (as: string): string =>
   `${as} is for the HTTP service (its job queue and result cache): capture-engine shot captures at once, to its file; leave ${as} out`;
 
 export function oneShot(own: Record<string, unknown>, params: Record<string, unknown>): Shot {
   if (params.url === undefined && !['html', 'markdown', 'files'].some((input) => params[input] !== undefined)) throw new UsageError('shot needs a URL (or --html, --markdown, --files)', USAGE);
-  if (typeof own.output !== 'string') throw new UsageError('-o <file> is missing', USAGE);
-  return { ...params, output: own.output };
+  const outputs = own.output as string[] | undefined;
+  if (outputs !== undefined && outputs.length > 1) throw new UsageError('-o is given more than once: one shot writes one file (several -o choose the shots of --multi)', USAGE);
+  // shot-scraper names the file after the URL when -o is left out.
+  const output = outputs?.[0] ?? (typeof params.url === 'string' ? filenameForUrl(params.url, FORMATS[params.format as CaptureFormat]?.extension ?? 'png') : undefined);
+  if (output === undefined) throw new UsageError('-o <file> is missing', USAGE);
+  return { ...params, ...qualityFormat(params, output), output };
 }
 
-/** Shots from a YAML (shot-scraper's `multi` format) or JSON file: a list of {output, ...parameters}. */
-export async function readMulti(file: string): Promise<Shot[]> {
-  const { parse: parseYaml } = await import('yaml');
-  const shots = await readInput(file, async () => parseYaml(await readFile(file, 'utf8')) as unknown);
-  if (!Array.isArray(shots) || shots.some((each) => typeof each !== 'object' || each === null || typeof (each as Shot).output !== 'string')) {
-    throw new InputError(`${file}: expected a YAML or JSON list of shots, each with "output" and the capture's parameters`);
-  }
-  return (shots as Shot[]).map((each, index) => {
-    const refused = HTTP_ONLY.find((name) => Object.hasOwn(each, name));
-    if (refused !== undefined) throw new InputError(`${file}, shot ${index + 1}: ${httpOnly(refused)}`);
-    return Object.fromEntries(Object.entries(each).map(([name, value]) => [ALIASES[name] ?? name, value])) as Shot;
-  });
-}
+/** A flag that takes a value there and is yes/no here: a value after the URL that is not true or false is the value. */
+const takesValue = (next: string | undefined, params: Record<string, unknown>): boolean => next !== undefined && params.url !== undefined && !next.startsWith('-') && next !== 'true' && next !== 'false';
 
-/** Splits the arguments into the command's own flags and the capture's parameters (the first positional is the url). */
+/**
+ * Splits the arguments into the command's own flags and the capture's parameters (the first
+ * positional is the url). A flag given twice is refused, but for -o (the shots --multi runs) and the
+ * selectors, whose elements shot-scraper captures in one box.
+ */
 export async function readFlags(args: string[]): Promise<{ own: Record<string, unknown>; params: Record<string, unknown> }> {
   const own: Record<string, unknown> = {};
   const params: Record<string, unknown> = {};
+  const given = new Map<string, string>();
+  const selection = emptySelection();
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
     if (!arg.startsWith('-')) {
@@ -62,21 +71,34 @@ export async function readFlags(args: string[]): Promise<{ own: Record<string, u
       continue;
     }
     const [flag, inline] = arg.replace(/^--?/, '').split(/=(.*)/s, 2) as [string, string | undefined];
-    const name = SHORT[flag] ?? flag;
-    const param = ALIASES[name] ?? (name.replaceAll('-', '_') as keyof CaptureParams);
-    const yesNo = OWN_YES_NO.has(name) || (OWN.has(name) ? false : isYesNo(param));
     const next = args[i + 1];
+    let name = flag === 'h' && next !== undefined && /^\d+$/.test(next) ? 'height' : (SHORT[flag] ?? flag);
+    if ((name === 'javascript' || name === 'selector-all') && inline === undefined && takesValue(next, params)) name = name === 'javascript' ? 'scripts' : 'selector-all';
+    const selectionKey = name === 'selector-all' && (inline ?? (takesValue(next, params) ? next : undefined)) === undefined ? undefined : SELECTION_FLAGS[name];
+    const param = ALIASES[name] ?? (name.replaceAll('-', '_') as keyof CaptureParams);
+    const yesNo = selectionKey === undefined && (OWN_YES_NO.has(name) || name === 'retina' || (OWN.has(name) ? false : isYesNo(param)));
     let value: string | boolean;
     if (inline !== undefined) value = inline;
     else if (yesNo) value = next === 'true' || next === 'false' ? args[++i] === 'true' : true;
     else if (next === undefined) throw new UsageError(`--${name} needs a value`, USAGE);
     else value = args[++i] as string;
-    if (OWN.has(name)) own[name] = value;
+    if (selectionKey !== undefined) {
+      addToSelection(selection, selectionKey, value);
+      continue;
+    }
+    const key = OWN.has(name) ? name : param;
+    const before = given.get(key);
+    if (before !== undefined && key !== 'output') throw new UsageError(`--${name} ${before === `--${name}` ? 'is given twice' : `repeats ${before}`}: give it once`, USAGE);
+    given.set(key, `--${name}`);
+    if (name === 'output') own.output = [...((own.output as string[] | undefined) ?? []), value];
+    else if (OWN.has(name)) own[name] = value;
     else if (HTTP_ONLY.includes(param)) throw new UsageError(httpOnly(`--${name}`), USAGE);
+    else if (name === 'retina') params[param] = value === true ? 2 : 1;
+    else if (name === 'js-file') params[param] = await fromFile(param, `@${String(value)}`);
     else if (PARAM_NAMES.includes(param)) params[param] = typeof value === 'string' ? await fromFile(param, value) : value;
     else throw new UsageError(`unknown flag --${name}${flagSuggestion(name)} (capture-engine shot --help lists the parameters)`, USAGE);
   }
-  return { own, params };
+  return { own, params: { ...params, ...selectionParams(selection, params.actions) } };
 }
 
 /** `--widht`: ` (did you mean --width?)`, among the parameters, their short forms and the command's own flags. */
@@ -101,7 +123,7 @@ async function fromFile(param: keyof CaptureParams, value: string): Promise<unkn
 }
 
 /** A file a flag names, read: what fails is refused input, named by the flag. */
-async function readInput<T>(what: string, read: () => Promise<T>): Promise<T> {
+export async function readInput<T>(what: string, read: () => Promise<T>): Promise<T> {
   try {
     return await read();
   } catch (error) {

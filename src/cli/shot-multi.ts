@@ -1,0 +1,101 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { PARAM_NAMES, type CaptureParams } from '../core/schema/capture-params.js';
+import { closestName } from '../core/schema/closest-name.js';
+import { InputError } from './exit-codes.js';
+import { formatOfFile } from './output-format.js';
+import { HTTP_ONLY, httpOnly, readInput, type Shot } from './shot-flags.js';
+import { SCRAPER_NAMES, SELECTION_KEYS, addToSelection, emptySelection, filenameForUrl, qualityFormat, selectionParams, urlOrFile } from './shot-scraper.js';
+
+/** One entry of a multi file: commands run first (shot-scraper's `sh:` and `python:`), then its shot if it has one. */
+export interface MultiStep {
+  sh?: string;
+  python?: string;
+  shot?: Shot;
+}
+
+/** What the command line says about every shot of the file: its parameters, and `-o` and `--no-clobber` choosing which run. */
+export interface MultiCommandLine {
+  defaults: Record<string, unknown>;
+  outputs: string[];
+  noClobber: boolean;
+}
+
+const IMAGES = new Set(['png', 'jpg', 'jpeg', 'webp', 'avif']);
+const INPUTS = ['url', 'html', 'markdown', 'files'];
+const OWN_KEYS = ['output', 'javascript', 'js_file', 'sh', 'python'];
+const KNOWN = new Set<string>([...OWN_KEYS, ...Object.keys(SCRAPER_NAMES), ...SELECTION_KEYS, ...PARAM_NAMES.filter((name) => !HTTP_ONLY.includes(name))]);
+
+/** Steps from a YAML (shot-scraper's `multi` format) or JSON file, `-` for standard input: a list of shots and commands. */
+export async function readMulti(file: string, commandLine: MultiCommandLine): Promise<MultiStep[]> {
+  const { parse: parseYaml } = await import('yaml');
+  const entries = await readInput(file, async () => parseYaml(file === '-' ? await readStdin() : await readFile(file, 'utf8')) as unknown);
+  if (entries === null || entries === undefined) return [];
+  if (!Array.isArray(entries) || entries.some((each) => typeof each !== 'object' || each === null || Array.isArray(each))) {
+    throw new InputError(`${file}: expected a YAML or JSON list of shots, each with "url" (or html), "output" and the capture's parameters`);
+  }
+  const steps: MultiStep[] = [];
+  for (const [index, entry] of (entries as Record<string, unknown>[]).entries()) {
+    const step = await readEntry(entry, `${file}, shot ${index + 1}`, commandLine);
+    if (step !== undefined) steps.push(step);
+  }
+  return steps;
+}
+
+async function readEntry(entry: Record<string, unknown>, where: string, { defaults, outputs, noClobber }: MultiCommandLine): Promise<MultiStep | undefined> {
+  for (const key of Object.keys(entry)) {
+    if (HTTP_ONLY.includes(key as keyof CaptureParams)) throw new InputError(`${where}: ${httpOnly(key)}`);
+    if (key === 'server') throw new InputError(`${where}: server: is not supported here: start the server before capture-engine shot --multi`);
+    if (!KNOWN.has(key)) {
+      const suggestion = closestName(key, [...KNOWN]);
+      throw new InputError(`${where}: unknown key "${key}"${suggestion === undefined ? '' : ` (did you mean "${suggestion}"?)`}`);
+    }
+  }
+  const { output, javascript, js_file: jsFile, sh, python, ...rest } = entry;
+  const commands = { ...(typeof sh === 'string' ? { sh } : {}), ...(typeof python === 'string' ? { python } : {}) };
+  const hasInput = INPUTS.some((input) => rest[input] !== undefined);
+  // shot-scraper skips an existing file with --no-clobber, and runs only the outputs -o names.
+  const named = typeof output === 'string' && output.trim() !== '' ? output.trim() : undefined;
+  if (named !== undefined && ((noClobber && existsSync(named)) || (outputs.length > 0 && !outputs.includes(named)))) return undefined;
+  if (!hasInput) return Object.keys(commands).length > 0 ? commands : undefined;
+  const params: Record<string, unknown> = { ...defaults };
+  const selection = emptySelection();
+  for (const [key, value] of Object.entries(rest)) {
+    if ((SELECTION_KEYS as readonly string[]).includes(key)) addToSelection(selection, key as (typeof SELECTION_KEYS)[number], value);
+    else params[SCRAPER_NAMES[key] ?? key] = value;
+  }
+  if (typeof javascript === 'string' && jsFile !== undefined) throw new InputError(`${where}: javascript and js_file: give one of them`);
+  if (typeof javascript === 'string') params.scripts = javascript;
+  else if (javascript !== undefined) params.javascript = javascript;
+  if (jsFile !== undefined) params.scripts = await readInput(`${where}, js_file ${String(jsFile)}`, () => readFile(String(jsFile), 'utf8'));
+  Object.assign(params, selectionParams(selection, params.actions));
+  if (typeof rest.url === 'string') {
+    delete params.url;
+    Object.assign(params, await urlOrFile(rest.url));
+  }
+  const source = typeof rest.url === 'string' ? (typeof params.url === 'string' ? params.url : `file:${path.resolve(rest.url)}`) : undefined;
+  if (named === undefined && source === undefined) throw new InputError(`${where}: "output" is missing`);
+  const file = named ?? filenameForUrl(source as string, 'png');
+  const shot: Shot = { ...params, ...qualityFormat(params, file), output: file };
+  // shot-scraper: no height means the whole page.
+  const format = shot.format ?? formatOfFile(file).format ?? 'png';
+  if (IMAGES.has(String(format)) && shot.viewport_height === undefined && shot.full_page === undefined && shot.selector === undefined) shot.full_page = true;
+  return { ...commands, shot };
+}
+
+/** shot-scraper's `sh:` and `python:` of an entry, run before its shot; a failing one stops the file as it does there. */
+export function runCommands({ sh, python }: MultiStep): void {
+  for (const [what, command, args] of [['sh', sh, []], ['python', 'python3', ['-c', python]]] as const) {
+    if ((what === 'sh' ? sh : python) === undefined) continue;
+    const run = spawnSync(command as string, args as readonly string[], { shell: what === 'sh', stdio: 'inherit' });
+    if (run.status !== 0) throw new Error(`${what === 'sh' ? 'sh command' : 'python code'} exited with status ${String(run.status ?? run.signal)}`);
+  }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
