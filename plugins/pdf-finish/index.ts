@@ -4,7 +4,7 @@ import { CaptureError } from '../../src/core/errors/catalogue.js';
 import { findSrgbProfile, findTool, type PdfToolPaths } from './find-tools.js';
 import { convertToPdfA } from './pdf-a.js';
 import { markPdfUa } from './pdf-ua.js';
-import { protectPdf } from './protect.js';
+import { qpdfPass, type QpdfPass } from './qpdf-pass.js';
 import { inTempDir } from './run-tool.js';
 
 export type { PdfToolPaths } from './find-tools.js';
@@ -15,11 +15,18 @@ export interface PdfFinishOptions extends PdfToolPaths {
 }
 
 const protectedBy = (params: CaptureParams): boolean => params.pdf_password !== undefined || params.pdf_owner_password !== undefined;
+const needsQpdf = (params: CaptureParams): boolean => protectedBy(params) || params.pdf_rotate !== undefined || params.pdf_linearize;
+
+/** What qpdf is asked to do for these parameters. */
+function qpdfPassOf(params: CaptureParams): QpdfPass {
+  const protection = protectedBy(params) ? { userPassword: params.pdf_password, ownerPassword: params.pdf_owner_password, permissions: params.pdf_permissions } : undefined;
+  return { rotate: params.pdf_rotate, rotatePages: params.pdf_rotate_pages, linearize: params.pdf_linearize, protection };
+}
 
 /**
  * What is done to the printed PDF before it is stored, in this order: PDF/UA marks (pdf-lib, on
- * Chromium's tagged file), PDF/A (Ghostscript), encryption (qpdf, last: nothing can read the file
- * after it). Each tool runs inside the capture, so within its queue slot and its deadline, in a
+ * Chromium's tagged file), PDF/A (Ghostscript), then one qpdf pass that rotates, linearizes
+ * and encrypts (last: nothing can read the file after it). Each tool runs inside the capture, so within its queue slot and its deadline, in a
  * temp dir removed afterwards, killed when the capture is aborted.
  */
 export function pdfFinish(options: PdfFinishOptions = {}): CapturePlugin {
@@ -55,10 +62,9 @@ export function pdfFinish(options: PdfFinishOptions = {}): CapturePlugin {
       const info = { Title: params.pdf_title, Author: params.pdf_author, Subject: params.pdf_subject, Keywords: params.pdf_keywords };
       pdf = await inTempDir(tempDir, (dir) => convertToPdfA(pdf, level, { ghostscript: gs, srgbProfile: profile, dir, signal, timeoutMs: ctx.remaining(), info }));
     }
-    if (protectedBy(params)) {
+    if (needsQpdf(params)) {
       const binary = await qpdf();
-      const protection = { userPassword: params.pdf_password, ownerPassword: params.pdf_owner_password, permissions: params.pdf_permissions };
-      pdf = await inTempDir(tempDir, (dir) => protectPdf(pdf, protection, { qpdf: binary, dir, signal, timeoutMs: ctx.remaining() }));
+      pdf = await inTempDir(tempDir, (dir) => qpdfPass(pdf, qpdfPassOf(params), { qpdf: binary, dir, signal, timeoutMs: ctx.remaining() }));
     }
     ctx.output = { format: 'pdf', size: pdf.length, data: pdf };
   };
@@ -73,7 +79,7 @@ export function pdfFinish(options: PdfFinishOptions = {}): CapturePlugin {
         name: 'finish',
         phase: 'encode',
         leavesContextState: false,
-        when: (params) => params.format === 'pdf' && (params.pdf_ua || params.pdf_a !== undefined || protectedBy(params)),
+        when: (params) => params.format === 'pdf' && (params.pdf_ua || params.pdf_a !== undefined || needsQpdf(params)),
         run: finish,
       },
     ],

@@ -10,6 +10,15 @@ export interface Protection {
   permissions?: string;
 }
 
+/** What qpdf does to the file in its one pass; each field is the parameter's value. */
+export interface QpdfPass {
+  rotate?: number;
+  /** The pages turned, `1-3, 5`; all when undefined. */
+  rotatePages?: string;
+  linearize: boolean;
+  protection?: Protection;
+}
+
 export interface QpdfJob {
   qpdf: string;
   dir: string;
@@ -18,25 +27,45 @@ export interface QpdfJob {
 }
 
 /**
- * The PDF encrypted by qpdf with AES-256 (R6). The passwords go to qpdf in an argument file inside
- * the run's private temp dir, never on its command line (which every local user can read).
+ * The PDF rewritten by qpdf in one pass: pages turned, linearized, and last encrypted with AES-256 (R6). The arguments go
+ * to qpdf in a file inside the run's private temp dir, so the passwords are never on its command
+ * line (which every local user can read).
+ */
+export async function qpdfPass(input: Buffer, pass: QpdfPass, job: QpdfJob): Promise<Buffer> {
+  const source = path.join(job.dir, 'plain.pdf');
+  const output = path.join(job.dir, 'finished.pdf');
+  const argsFile = path.join(job.dir, 'qpdf.args');
+  const pages = pass.rotatePages?.replace(/\s+/g, '');
+  const args = [
+    source,
+    ...(pass.rotate === undefined ? [] : [`--rotate=+${pass.rotate}${pages ? `:${pages}` : ''}`]),
+    ...(pass.linearize ? ['--linearize'] : []),
+    ...(pass.protection ? encryption(pass.protection) : []),
+    output,
+  ];
+  await writeFile(source, input);
+  // One argument a line, as qpdf reads @file.
+  await writeFile(argsFile, args.join('\n') + '\n', { mode: 0o600 });
+  // 3: written, with warnings.
+  await runTool({ step: stepOf(pass), binary: job.qpdf, args: [`@${argsFile}`], cwd: job.dir, output, signal: job.signal, timeoutMs: job.timeoutMs }, [0, 3]);
+  return readFile(output);
+}
+
+/** The parameters the pass does, for error messages. */
+function stepOf(pass: QpdfPass): string {
+  const steps = [pass.rotate !== undefined && 'pdf_rotate', pass.linearize && 'pdf_linearize', pass.protection && 'pdf_password'];
+  return steps.filter(Boolean).join(', ');
+}
+
+/**
  * Without an owner password the user password is the owner's too: an empty one would let anyone
  * open the file with every right, which qpdf rightly refuses.
  */
-export async function protectPdf(input: Buffer, protection: Protection, job: QpdfJob): Promise<Buffer> {
-  const source = path.join(job.dir, 'plain.pdf');
-  const output = path.join(job.dir, 'protected.pdf');
-  const argsFile = path.join(job.dir, 'qpdf.args');
+function encryption(protection: Protection): string[] {
   const user = protection.userPassword ?? '';
   const owner = protection.ownerPassword ?? user;
   const rights = protection.permissions === undefined ? undefined : permissionsOf(protection.permissions);
-  // One argument a line, as qpdf reads @file.
-  const args = [source, '--encrypt', user, owner, '256', ...(rights ? restrictions(rights) : []), '--', output];
-  await writeFile(source, input);
-  await writeFile(argsFile, args.join('\n') + '\n', { mode: 0o600 });
-  // 3: written, with warnings.
-  await runTool({ step: 'pdf_password', binary: job.qpdf, args: [`@${argsFile}`], cwd: job.dir, output, signal: job.signal, timeoutMs: job.timeoutMs }, [0, 3]);
-  return readFile(output);
+  return ['--encrypt', user, owner, '256', ...(rights ? restrictions(rights) : []), '--'];
 }
 
 /** qpdf's 256-bit restriction flags for the granted rights: what is not granted is refused. */

@@ -140,8 +140,28 @@ describe('pdf_password, pdf_owner_password, pdf_permissions', () => {
     expect(await errorOf({ format: 'png', pdf_a: 'PDF/A-2b' })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['pdf_a', 'format'] } });
   });
 
+  it('refuses pdf_rotate_pages without pdf_rotate and an angle that is not a quarter turn', async () => {
+    expect(await errorOf({ pdf_rotate_pages: '1' })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['pdf_rotate_pages', 'pdf_rotate'] } });
+    expect(await errorOf({ pdf_rotate: 45 })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'pdf_rotate' } });
+  });
+
   it('leaves no temp dir behind', () => {
     const left = readdirSync(engineDir).filter((name) => name.startsWith('pdf-'));
     expect(left).toEqual([]);
+  });
+});
+
+describe('pdf_rotate, pdf_linearize', () => {
+  it('turns the pages asked for, and linearizes, in one qpdf pass with the encryption', async () => {
+    const pdf = await print({ pdf_rotate: 90, pdf_rotate_pages: '2', pdf_linearize: true, pdf_password: 'p' });
+    const info = read('pdfinfo', pdf, ['-upw', 'p', '-f', '1', '-l', '2']).out;
+    expect(info).toMatch(/Page\s+1 rot:\s+0/);
+    expect(info).toMatch(/Page\s+2 rot:\s+90/);
+    expect(info).toMatch(/Optimized:\s+yes/);
+    expect(info).toMatch(/Encrypted:\s+yes/);
+    const all = read('pdfinfo', await print({ pdf_rotate: 270 }), ['-f', '1', '-l', '2']).out;
+    expect(all).toMatch(/Page\s+1 rot:\s+270/);
+    expect(all).toMatch(/Page\s+2 rot:\s+270/);
+    expect(all).toMatch(/Optimized:\s+no/);
   });
 });

@@ -1,11 +1,15 @@
 import Type from 'typebox';
 import { CaptureError } from '../errors/catalogue.js';
 import { captureErrors } from '../errors/factories.js';
+import { PDF_OPTION_PROPERTIES } from './pdf-params.js';
 
 export const PDF_A_LEVELS = ['PDF/A-1b', 'PDF/A-2b', 'PDF/A-3b'] as const;
 /** The rights `pdf_permissions` may grant, as the issue and Gotenberg's users name them. */
 export const PDF_PERMISSIONS = ['print', 'print_high', 'modify', 'copy', 'annotate', 'fill_forms', 'extract', 'assemble'] as const;
 export type PdfPermission = (typeof PDF_PERMISSIONS)[number];
+
+/** Page ranges as pdf_page_ranges takes them. */
+const PAGE_RANGES = (PDF_OPTION_PROPERTIES.pdf_page_ranges as { pattern?: string }).pattern;
 
 /** AES-256 (revision 6) takes passwords of up to 127 bytes of UTF-8. */
 const password = (description: string) => Type.Optional(Type.String({ minLength: 1, maxLength: 127, pattern: '^[^\r\n]+$', description }));
@@ -31,6 +35,11 @@ export const PDF_FINISH_PROPERTIES = {
       description: `Comma-separated rights granted to whoever opens the PDF without the owner password: ${PDF_PERMISSIONS.join(', ')}; those not named are refused (an empty list refuses all). All are granted when absent. Needs pdf_owner_password.`,
     }),
   ),
+  pdf_rotate: Type.Optional(Type.Integer({ minimum: 90, maximum: 270, multipleOf: 90, description: 'Turn pages clockwise by 90, 180 or 270 degrees (the pages of pdf_rotate_pages, else all).' })),
+  pdf_rotate_pages: Type.Optional(
+    Type.String({ pattern: PAGE_RANGES, maxLength: 256, description: 'With pdf_rotate: the pages to turn, e.g. `1-3, 5`, counted in the printed PDF.' }),
+  ),
+  pdf_linearize: Type.Boolean({ default: false, description: 'Linearize the PDF ("fast web view"): its first page shows before the whole file has arrived.' }),
 };
 
 type Given = Map<string, unknown>;
@@ -53,6 +62,7 @@ export function checkPdfFinishCombinations(given: Given): void {
     permissionsOf(given.get('pdf_permissions') as string);
     if (!given.has('pdf_owner_password')) throw incompatible('pdf_permissions restricts the PDF only with an owner password to lift them: add pdf_owner_password', ['pdf_permissions', 'pdf_owner_password']);
   }
+  if (given.has('pdf_rotate_pages') && !given.has('pdf_rotate')) throw incompatible('pdf_rotate_pages says which pages pdf_rotate turns: add pdf_rotate', ['pdf_rotate_pages', 'pdf_rotate']);
   if (given.has('pdf_owner_password') && given.get('pdf_owner_password') === given.get('pdf_password')) {
     throw incompatible('pdf_owner_password must differ from pdf_password, or opening with it grants every right', ['pdf_owner_password', 'pdf_password']);
   }
