@@ -124,7 +124,10 @@ describe('resolveAllowed', () => {
       const error = await resolveAllowed(new URL(`http://${host}/x`), policy(resolver)).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(CaptureError);
       expect((error as CaptureError).code).toBe('URL_NOT_ALLOWED');
-      expect((error as CaptureError).details).toEqual({ url: `http://${host}/x` });
+      const details = (error as CaptureError).details as { url: string; hint: string };
+      expect(details).toEqual({ url: `http://${host}/x`, hint: expect.stringContaining('CAPTURE_ALLOW_ADDRESSES=ADDRESS:80') });
+      // What the name resolved to is never told: that would make the guard a probe of the inside network.
+      expect(details.hint).not.toMatch(/\d+\.\d+\.\d+\.\d+|::/);
     },
   );
 

@@ -158,7 +158,10 @@ describe('parseTargetUrl', () => {
     expect(scheme.status).toBe(403);
     expect(scheme.details).toEqual({ url: 'FILE:///etc/passwd' });
 
-    expect(failure(() => parseTargetUrl('http://LOCALHOST./')).details).toEqual({ url: 'http://LOCALHOST./' });
+    expect(failure(() => parseTargetUrl('http://LOCALHOST./')).details).toEqual({
+      url: 'http://LOCALHOST./',
+      hint: expect.stringContaining('capture its address instead (http://127.0.0.1:80/)'),
+    });
   });
 
   it('never echoes credentials back', () => {
