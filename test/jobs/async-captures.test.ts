@@ -144,6 +144,17 @@ describe.skipIf(!isBuilt())('asynchronous captures', () => {
     expect((await har.json()).log.entries.map((entry: { request: { url: string } }) => entry.request.url)).toContain(url);
   });
 
+  it('carries outputs= in the status: each sidecar at its <name>_url, from a worker, read on instance B (issue 52)', async () => {
+    const { body } = await enqueue(instanceA, { html: '<h1>Queued</h1><p>See <a href="https://example.com/q">q</a>.</p>', outputs: 'markdown,links' });
+    const status = (await finished(instanceB, body.id)) as Status & Record<'markdown_url' | 'links_url', string>;
+    expect(status).toMatchObject({ status: 'completed', format: 'PNG', markdown_url: expect.stringMatching(/^\/api\/files\/.*\.md$/), links_url: expect.stringMatching(/^\/api\/files\/.*\.json$/) });
+    const markdown = await fetch(`${instanceB.origin}${status.markdown_url}`, { headers: { 'X-API-Key': KEYS.a } });
+    expect(markdown.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+    expect(await markdown.text()).toBe('# Queued\n\nSee [q](https://example.com/q).\n');
+    const links = await fetch(`${instanceB.origin}${status.links_url}`, { headers: { 'X-API-Key': KEYS.a } });
+    expect(await links.json()).toEqual({ links: [{ url: 'https://example.com/q', text: 'q', rel: null, same_origin: false }] });
+  });
+
   it('shows a status to the account that asked only: 404 for another key, 401 without one', async () => {
     const { body } = await enqueue(instanceA, { url: fixtures.url('/solid') });
     const other = await fetch(`${instanceB.origin}/api/v1/captures/${body.id}`, { headers: { 'X-API-Key': KEYS.b } });
