@@ -19,12 +19,12 @@ export const PDF_FINISH_PROPERTIES = {
   pdf_a: Type.Optional(
     Type.Enum([...PDF_A_LEVELS], {
       description:
-        'Convert the PDF to PDF/A (archival) with Ghostscript: an sRGB output intent, every font embedded, XMP pdfaid. Links, the outline and the document information are kept; the tags are not (hence level b). Not with pdf_ua or a password.',
+        'Convert the PDF to PDF/A (archival) with Ghostscript: an sRGB output intent, every font embedded, XMP pdfaid. Links, the outline and the document information (plain ASCII values) are kept; the tags are not (hence level b), and the Producer becomes Ghostscript. Not with pdf_ua or a password.',
     }),
   ),
   pdf_ua: Type.Boolean({
     default: false,
-    description: 'A PDF/UA-1 (accessible) file: tagged, with the page\'s language, its title displayed, and XMP pdfuaid. Needs a title (the page\'s or pdf_title) and `<html lang>`.',
+    description: 'A PDF/UA-1 (accessible) file: tagged, with the page\'s language (`<html lang>`, else the browser\'s locale), its title displayed, and XMP pdfuaid. Needs a title (the page\'s `<title>` or pdf_title).',
   }),
   pdf_password: password('Password needed to open the PDF (AES-256).'),
   pdf_owner_password: password('Password that lifts pdf_permissions (AES-256); must differ from pdf_password.'),
