@@ -103,6 +103,13 @@ export interface CaptureEngineOptions {
   qpdfPath?: string;
   /** sRGB ICC profile of the PDF/A output intent. @default option → `CAPTURE_SRGB_PROFILE` → the `srgb.icc` installed with Ghostscript */
   srgbProfilePath?: string;
+  /**
+   * How `record` videos without actions are drawn: `live` records the page with Chromium's
+   * screencast as it plays; `frames` draws each frame for its own moment, the page's clocks running
+   * on the video's, in a second browser launched with begin-frame control on the first such video
+   * (issue 53; not with `connectEndpoint`). @default 'live'
+   */
+  videoClock?: 'live' | 'frames';
   /** Where log lines go: a pino logger (an app's, `fastify.log`) fits as it is. Keys are never logged. @default JSON lines on stderr */
   log?: Logger;
   /** `block_ads`: filter lists (files or URLs), prebuilt engine, cache. @default EasyList + EasyPrivacy from Debian's webext-ublock-origin-chromium, cached in `<tempDir>/adblock` */

@@ -4,7 +4,9 @@ import { CaptureEngine } from './core/engine.js';
 import { DEFAULTS } from './core/defaults.js';
 import { consoleLogger } from './core/telemetry/logger.js';
 import { nonNegative, positive } from './core/options.js';
-import { BrowserPool, type ContextReuseOptions } from './browser/pool.js';
+import { BrowserPool, type BrowserPoolOptions, type ContextReuseOptions } from './browser/pool.js';
+import { PoolWithVideoBrowser } from './browser/video-browser-pool.js';
+import type { ContextPool } from './core/ports.js';
 import { findChromium } from './browser/chromium-path.js';
 import { resolveBrowserIdentity } from './browser/browser-user.js';
 import { createCaptureEgress, type CaptureEgress } from './egress/capture-egress.js';
@@ -30,7 +32,7 @@ export async function createCaptureEngine(options: CaptureEngineOptions = {}): P
   await mkdir(tempDir, { recursive: true });
   const egress = await createCaptureEgress({ allowPrivateNetworks: options.allowPrivateNetworks ?? false, resolver: options.resolver, allowAddress: allowAddressOption(options.allowAddress), proxies: options.proxies, urlLists: { allow: options.urlAllowList, deny: options.urlDenyList } });
   const engine = await CaptureEngine.create({
-    pool: browserPool(options, egress, { tempDir, log, concurrency, executablePath }),
+    pool: enginePool(options, egress, { tempDir, log, concurrency, executablePath }),
     egress,
     storage:
       options.storage ??
@@ -59,11 +61,21 @@ export async function createCaptureEngine(options: CaptureEngineOptions = {}): P
   return engine;
 }
 
-function browserPool(
-  options: CaptureEngineOptions,
-  egress: CaptureEgress,
-  resolved: { tempDir: string; log: CaptureEngine['options']['log']; concurrency: number; executablePath: string },
-): BrowserPool {
+type ResolvedOptions = { tempDir: string; log: CaptureEngine['options']['log']; concurrency: number; executablePath: string };
+
+/** The browser pool, with a video browser beside it when videos are drawn frame by frame. */
+function enginePool(options: CaptureEngineOptions, egress: CaptureEgress, resolved: ResolvedOptions): ContextPool {
+  const clock = options.videoClock ?? 'live';
+  if (clock !== 'live' && clock !== 'frames') throw new TypeError(`Option 'videoClock' must be 'live' or 'frames', got ${String(clock)}`);
+  const main = browserPool(options, egress, resolved);
+  if (clock === 'live') return main;
+  // Its launch switches are the engine's to give: a remote browser has its own.
+  if (options.connectEndpoint) throw new TypeError("Option 'videoClock' 'frames' needs a local browser, not 'connectEndpoint'");
+  // Its contexts are opened for each video: a warm or kept one would be drawn for nothing.
+  return new PoolWithVideoBrowser(main, browserPool(options, egress, resolved, { beginFrameControl: true, warmContexts: 0, contextReuse: undefined }));
+}
+
+function browserPool(options: CaptureEngineOptions, egress: CaptureEgress, resolved: ResolvedOptions, overrides: Partial<BrowserPoolOptions> = {}): BrowserPool {
   const rendererMemoryMb = positive(options.rendererMemoryMb ?? DEFAULTS.rendererMemoryMb, 'rendererMemoryMb');
   return new BrowserPool({
     executablePath: resolved.executablePath,
@@ -89,6 +101,7 @@ function browserPool(
           intervalMs: DEFAULTS.watchdogIntervalMs,
         },
     log: resolved.log,
+    ...overrides,
   });
 }
 

@@ -26,7 +26,8 @@ const PLAYWRIGHT_FFMPEG = 'ffmpeg-1013/ffmpeg-linux';
 /** The page clock reads all ones on a white frame (no page drawn). */
 const BLANK = (1 << 20) - 1;
 
-export const TOOLS = ['engine record', 'raw CDP', 'Playwright', 'engine scroll'];
+/** `engine frames`: the engine's record drawn frame by frame in its video browser (`videoClock: 'frames'`, issue 53). */
+export const TOOLS = ['engine record', 'engine frames', 'raw CDP', 'Playwright', 'engine scroll'];
 
 /** The engine's `scenario` video of the clock page (a tall one to scroll). */
 async function engineVideo(engine, server, scenario, { width, height, seconds, fps }, file) {
@@ -127,7 +128,7 @@ async function playwrightBrowsersPath(dir) {
  * wall time. Yields one result per video, in the order they were made, after one per size for
  * Chromium's screencast alone (`tool: 'screencast alone'`, with `fps` and `gaps`).
  */
-export async function* frameTruth({ engine, server, sizes, seconds, fps, runs, log }) {
+export async function* frameTruth({ engine, framesEngine, server, sizes, seconds, fps, runs, log }) {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'frame-truth-'));
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: LAUNCH_ARGS });
   try {
@@ -142,6 +143,7 @@ export async function* frameTruth({ engine, server, sizes, seconds, fps, runs, l
           try {
             const rate =
               tool === 'engine record' ? await engineVideo(engine, server, 'record', size, file)
+              : tool === 'engine frames' ? await engineVideo(framesEngine, server, 'record', size, file)
               : tool === 'engine scroll' ? await engineVideo(engine, server, 'scroll', size, file)
               : tool === 'raw CDP' ? await rawScreencast(browser, server, size, file)
               : await playwrightVideo(server, size, file, browsersPath);

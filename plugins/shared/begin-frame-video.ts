@@ -1,6 +1,19 @@
 import type { CDPSession } from 'playwright-core';
 import { CaptureError } from '../../src/core/errors/catalogue.js';
 import { abortable } from '../../src/core/deadline.js';
+import type { CaptureContext, FrameStream } from '../../src/core/plugin-api.js';
+import type { BeginFrameLoading } from '../../src/core/ports.js';
+
+/**
+ * A video of the page in the video browser for `duration` seconds, drawn frame by frame once the
+ * page, loaded and settled on the wall clock, is handed over (see `beginFrameFrames`).
+ */
+export async function frameByFrameVideo(ctx: CaptureContext, loading: BeginFrameLoading, { fps, quality }: { fps: number; quality: number }): Promise<FrameStream> {
+  const { viewport_width: width, viewport_height: height, duration } = ctx.params;
+  await loading.stop(ctx.signal);
+  const frameCount = Math.round(duration * fps);
+  return { kind: 'frames', fps, width, height, frameCount, encoding: 'jpeg', frames: beginFrameFrames(ctx.cdp, { fps, frameCount, quality, signal: ctx.signal }) };
+}
 
 export interface BeginFrameVideoOptions {
   fps: number;

@@ -85,7 +85,7 @@ export class ContextLending {
     // The capture gave up while its context was opening: that context is closed once open.
     if (taken.status === 'rejected') return { outcome: taken, released: taking.then((late) => this.parts.slots.dispose(late), () => undefined) };
     const slot = taken.value;
-    const outcome = await settle(() => task({ context: slot.context, page: slot.page, cdp: slot.cdp, attachment: slot.prepared.attachment, abandon: () => void (slot.abandoned = true) }));
+    const outcome = await settle(() => task({ context: slot.context, page: slot.page, cdp: slot.cdp, attachment: slot.prepared.attachment, beginFrames: slot.beginFrames, abandon: () => void (slot.abandoned = true) }));
     // A failed capture may have left anything behind (a wedged page, a script still running).
     // A context of the capture's own proxy serves that capture only.
     const released = outcome.status === 'fulfilled' && !slot.abandoned ? this.release(slot, wants.proxy ? undefined : wants.reuseKey) : this.parts.slots.reclaim(slot);

@@ -4,6 +4,7 @@ import { settlesWithin } from '../core/deadline.js';
 import type { BrowserGenerations, Generation } from './generations.js';
 import { openCapturePage, type CapturePage } from './open-capture-page.js';
 import { CLOSE_TIMEOUT_MS } from './close-timeout.js';
+import { pumpBeginFrames, type BeginFramePump } from './begin-frame-control.js';
 
 /** A browser context of the pool with its page, whichever capture it serves. */
 export interface Slot extends CapturePage {
@@ -17,6 +18,8 @@ export interface Slot extends CapturePage {
   abandoned: boolean;
   /** Its page's renderer crashed or was killed (the watchdog kills busy idle ones). */
   crashed: boolean;
+  /** In a browser with begin-frame control: the frames that draw its page until a video takes over. */
+  beginFrames?: BeginFramePump;
 }
 
 /** How long a protocol call that stops or crashes a renderer may take. */
@@ -31,7 +34,7 @@ export function usable(slot: Slot): boolean {
 export class SlotLifecycle {
   constructor(
     private readonly generations: BrowserGenerations,
-    private readonly options: { prepareContext?: (proxy?: OutboundProxy) => Promise<PreparedContext>; trackOrigins: boolean; log: Logger },
+    private readonly options: { prepareContext?: (proxy?: OutboundProxy) => Promise<PreparedContext>; trackOrigins: boolean; log: Logger; beginFrameControl?: boolean },
   ) {}
 
   async open(viewport?: Viewport, proxy?: OutboundProxy): Promise<Slot> {
@@ -43,7 +46,8 @@ export class SlotLifecycle {
       const page = await openCapturePage((options) => generation.browser.newContext(options), { ...prepared.options, ...(viewport ? { viewport } : {}) });
       const origins = new Set<string>();
       if (this.options.trackOrigins) page.context.on('request', (request) => origins.add(new URL(request.url()).origin));
-      const slot: Slot = { ...page, prepared, generation, uses: 0, origins, abandoned: false, crashed: false };
+      const beginFrames = this.options.beginFrameControl ? pumpBeginFrames(page.cdp) : undefined;
+      const slot: Slot = { ...page, prepared, generation, uses: 0, origins, abandoned: false, crashed: false, beginFrames };
       page.page.once('crash', () => void (slot.crashed = true));
       return slot;
     } catch (error) {

@@ -9,6 +9,7 @@ import { WarmContexts } from './warm-contexts.js';
 import { ContextLending } from './context-lending.js';
 import { PoolAdmission } from './pool-admission.js';
 import { PoolShutdown } from './pool-shutdown.js';
+import { BEGIN_FRAME_SWITCHES } from './begin-frame-control.js';
 
 export type { ContextReuseOptions } from './kept-contexts.js';
 
@@ -29,6 +30,11 @@ export interface BrowserPoolOptions extends LaunchOptions {
   contextReuse?: ContextReuseOptions;
   /** Ceilings on a local browser's processes, read from /proc (off when absent). */
   watchdog?: WatchdogOptions;
+  /**
+   * Launch the browser with begin-frame control (BEGIN_FRAME_SWITCHES): its pages draw only when sent
+   * frames, on the wall clock while they load, frame by frame once a video takes over. For videos only.
+   */
+  beginFrameControl?: boolean;
 }
 
 /**
@@ -53,8 +59,9 @@ export class BrowserPool implements ContextPool {
 
   constructor(private readonly options: BrowserPoolOptions) {
     const { log, concurrency, warmContexts } = options;
-    this.generations = new BrowserGenerations(options);
-    this.slots = new SlotLifecycle(this.generations, { prepareContext: options.prepareContext, trackOrigins: options.contextReuse !== undefined, log });
+    const { beginFrameControl } = options;
+    this.generations = new BrowserGenerations(beginFrameControl ? { ...options, args: [...options.args, ...BEGIN_FRAME_SWITCHES] } : options);
+    this.slots = new SlotLifecycle(this.generations, { prepareContext: options.prepareContext, trackOrigins: options.contextReuse !== undefined, log, beginFrameControl });
     this.shutdown = new PoolShutdown(this.slots);
     this.admission = new PoolAdmission(options, this.shutdown.signal);
     const closed = (): boolean => this.shutdown.closed;

@@ -22,6 +22,7 @@ import { tellProgress, type ProgressListener } from './progress.js';
 import { hasHooks, type CaptureHooks } from './capture-hooks.js';
 import { injectedUrls } from './schema/injection-params.js';
 import { withDownloads } from './document/downloads.js';
+import { drawableFrameByFrame } from './video-clock.js';
 
 /** `beforeNavigation` and `beforeCapture` (see `CaptureHooks`) are the library's only: they cannot travel over HTTP. */
 export interface CaptureOptions extends CaptureHooks {
@@ -171,6 +172,7 @@ export class CaptureEngine {
           proxy,
           tenant: options.tenant,
           maxConcurrent: options.maxConcurrent,
+          frameByFrame: drawableFrameByFrame(params),
         },
       );
       const { path } = outcome.output;

@@ -8,6 +8,7 @@ import type { CaptureDiagnostics, Sidecar, WaitOutcome } from './diagnostics.js'
 export { stateKey, CaptureState, type StateKey } from './capture-state.js';
 
 import type { Phase } from './phases.js';
+import type { BeginFrameLoading } from './ports.js';
 
 export { PHASES, type Phase } from './phases.js';
 
@@ -86,6 +87,8 @@ export interface CaptureContext {
   readonly page: Page;
   /** A CDP session on `page` (raw screenshots, screencasts); closed with the context. */
   readonly cdp: CDPSession;
+  /** Set when the page is in the video browser, which draws it only when sent frames (issue 53). */
+  readonly beginFrames?: BeginFrameLoading;
   /** Response of the main document, once navigated (null for about:blank and the like); its headers as Playwright gives them. */
   response?: { status: number; url: string; headers?: Record<string, string> } | null;
   captured?: ImageArtifact | FrameStream;

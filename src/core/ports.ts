@@ -1,6 +1,15 @@
 import type { Readable } from 'node:stream';
 import type { BrowserContext, BrowserContextOptions, CDPSession, Page } from 'playwright-core';
 
+/**
+ * A page of a browser launched with begin-frame control (issue 53) is drawn on the wall clock while it
+ * loads and settles, until a video takes its frames over.
+ */
+export interface BeginFrameLoading {
+  /** Stops drawing the page on the wall clock; rejects when `signal` aborts first (a hung page). */
+  stop(signal: AbortSignal): Promise<void>;
+}
+
 /** One browser context lent to one capture: isolated, with a page and a CDP session ready. */
 export interface BrowserLease {
   readonly context: BrowserContext;
@@ -9,6 +18,8 @@ export interface BrowserLease {
   readonly cdp: CDPSession;
   /** What `PreparedContext.attachment` carried for this context (e.g. its egress session). */
   readonly attachment: unknown;
+  /** Set when the page draws only when sent frames (a video's browser): see `BeginFrameLoading`. */
+  readonly beginFrames?: BeginFrameLoading;
   /**
    * Tells the pool that the capture could not clean up after itself (a cleanup overran its
    * bound): the context is reclaimed by force, its renderers killed if they do not close.
@@ -81,6 +92,8 @@ export interface LeaseWants {
   tenant?: string;
   /** Most captures of this tenant holding a slot at once (absent or 0: no cap but the pool's). */
   maxConcurrent?: number;
+  /** A video that may be drawn frame by frame: a pool with a video browser lends a context of it. */
+  frameByFrame?: boolean;
 }
 
 /** A proxy a capture's connections leave through (`proxy`), as the egress guard checked it. */

@@ -59,6 +59,7 @@ export async function runCapture({ id, params, document, deadline, lease, pipeli
     browserContext: lease.context,
     page: lease.page,
     cdp: lease.cdp,
+    beginFrames: lease.beginFrames,
     state: initialState(lease.attachment),
     incomplete: [],
     waits: [],

@@ -14,7 +14,8 @@ import { startFfmpeg } from '../../plugins/encode-video/ffmpeg-process.js';
 import { html, startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { clockPage } from '../../fixtures/clock-page/clock.js';
 import { createDeadline } from '../../src/core/deadline.js';
-import { clockDrift, clockReadings, probe } from './video-fixtures.js';
+import { clockDrift, clockReadings, probe, videoPath } from './video-fixtures.js';
+import { createTestEngine } from '../helpers/engine.js';
 
 /**
  * Videos drawn frame by frame by a begin-frame browser (issue 53): frame i shows the page at the time
@@ -124,5 +125,26 @@ describe('begin-frame video', () => {
 
   it('fails with the deadline when the page hangs its main thread, never waiting for ever', async () => {
     await expect(record(server.url('/hang'), 640, 360, 3, createDeadline(3000).signal)).rejects.toMatchObject({ code: 'CAPTURE_TIMEOUT' });
+  });
+
+  it('refuses an unknown videoClock and frames with a remote browser, naming the option', async () => {
+    await expect(createTestEngine({ videoClock: 'virtual' as 'frames' })).rejects.toThrow(/videoClock/);
+    await expect(createTestEngine({ videoClock: 'frames', connectEndpoint: 'ws://127.0.0.1:9/' })).rejects.toThrow(/videoClock.*connectEndpoint/);
+  });
+
+  it('is how an engine with videoClock frames records: in its video browser, every frame on time', async () => {
+    const engine = await createTestEngine({ videoClock: 'frames' });
+    try {
+      const result = await engine.capture({ url: server.url('/timers'), scenario: 'record', format: 'mp4', duration: 2, viewport_width: 640, viewport_height: 360 });
+      try {
+        const file = videoPath(result);
+        expect(await probe(file)).toMatchObject({ frames: 60, width: 640, height: 360 });
+        for (const offset of await offsets(file, 640, 360)) expect(Math.abs(offset)).toBeLessThanOrEqual(1);
+      } finally {
+        await result.dispose();
+      }
+    } finally {
+      await engine.close();
+    }
   });
 });
