@@ -2,7 +2,8 @@ import type { CaptureContext, EncodedOutput } from '../../src/core/plugin-api.js
 import { PDF_PAPER_INCHES } from '../../src/core/schema/capture-params.js';
 import { readCdpStream } from './read-cdp-stream.js';
 import { headerFooter } from './pdf-templates.js';
-import { inches, LARGEST_PAPER_INCHES } from '../../src/core/schema/pdf-params.js';
+import { inches } from '../../src/core/schema/pdf-params.js';
+import { singlePagePaper } from './single-page.js';
 import { wantsMetadata, withMetadata } from './pdf-metadata.js';
 import { captureErrors } from '../../src/core/errors/factories.js';
 import { CaptureError } from '../../src/core/errors/catalogue.js';
@@ -16,9 +17,10 @@ export async function printPdf(ctx: CaptureContext): Promise<EncodedOutput> {
   const [paperWidth, paperHeight] =
     params.pdf_width !== undefined && params.pdf_height !== undefined ? [inches(params.pdf_width), inches(params.pdf_height)] : PDF_PAPER_INCHES[params.pdf_paper];
   const margin = (length: string | undefined): number | undefined => (length === undefined ? undefined : inches(length));
-  // One page as tall as the document: the paper's width as printed (landscape turns it), portrait.
-  const singleWidth = params.pdf_landscape ? paperHeight : paperWidth;
-  const [width, height, landscape] = params.pdf_single_page ? [singleWidth, await singlePageHeight(ctx, singleWidth), false] : [paperWidth, paperHeight, params.pdf_landscape];
+  // One page sized to the document, from the paper's width as printed (landscape turns it).
+  const [width, height, landscape] = params.pdf_single_page
+    ? [...(await singlePagePaper(ctx, params.pdf_landscape ? paperHeight : paperWidth)), false]
+    : [paperWidth, paperHeight, params.pdf_landscape];
   const { stream } = await cdp
     .send('Page.printToPDF', {
       paperWidth: width,
@@ -45,22 +47,6 @@ export async function printPdf(ctx: CaptureContext): Promise<EncodedOutput> {
   if (printed.length === 0) throw new Error('Chromium returned an empty PDF');
   const data = wantsMetadata(params) ? await withMetadata(printed, params) : printed;
   return { format: 'pdf', size: data.length, data };
-}
-
-/**
- * A paper as tall as the document laid out on the paper's width (with the scale and the vertical
- * margins, Chromium's 0.4 in each when not given), so that it prints on one page.
- */
-async function singlePageHeight({ page, params }: CaptureContext, paperWidth: number): Promise<number> {
-  const margins = (params.pdf_margin_top === undefined ? 0.4 : inches(params.pdf_margin_top)) + (params.pdf_margin_bottom === undefined ? 0.4 : inches(params.pdf_margin_bottom));
-  const sideMargins = (params.pdf_margin_left === undefined ? 0.4 : inches(params.pdf_margin_left)) + (params.pdf_margin_right === undefined ? 0.4 : inches(params.pdf_margin_right));
-  // Laid out at the printable width, as it will be printed; 96 CSS px to the inch.
-  const cssWidth = Math.max(1, Math.round(((paperWidth - sideMargins) * 96) / params.pdf_scale));
-  await page.setViewportSize({ width: cssWidth, height: params.viewport_height });
-  if (params.media_type !== 'screen') await page.emulateMedia({ media: 'print' });
-  const cssHeight = await page.evaluate(() => Math.max(document.documentElement.scrollHeight, document.body?.scrollHeight ?? 0));
-  // One pixel more than the document, so rounding never starts a second page.
-  return Math.min(LARGEST_PAPER_INCHES, ((cssHeight + 1) * params.pdf_scale) / 96 + margins);
 }
 
 /** What Chromium refuses to print because of the parameters, as the 400 naming them. */

@@ -70,4 +70,12 @@ describe('capture-website', () => {
     expect([whole.width, whole.height]).toEqual([100, 300]);
     expect(near((await decode(whole.data as Buffer)).at(50, 250), '#0000ff')).toBe(true);
   });
+
+  it('capture-website: `type: pdf` validation - rejects quality option', async () => {
+    const refused = await engine.capture({ url: fixtures.url('/scroll-box'), format: 'pdf', quality: 50 }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['quality', 'format'] } });
+  });
 });

@@ -51,7 +51,7 @@ export const CaptureParamsSchema = Type.Object(
     full_page_max_height: Type.Optional(
       Type.Integer({ minimum: 100, maximum: 1_000_000, description: 'Tallest full-page image in px (the tier and the engine cap it); taller pages are cut and report `clipped_from`.' }),
     ),
-    quality: Type.Integer({ minimum: 1, maximum: 100, default: 90, description: 'jpg/webp/avif quality; encoder quality for video; ignored for png.' }),
+    quality: Type.Integer({ minimum: 1, maximum: 100, default: 90, description: 'jpg/webp/avif quality; encoder quality for video; ignored for png; refused with other formats (pdf).' }),
     ...IMAGE_SIZE_PROPERTIES,
     response_type: Type.Enum(['image', 'json'], {
       default: 'image',

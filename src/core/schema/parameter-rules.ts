@@ -107,6 +107,8 @@ export function checkCombinations(given: Given, missing: (name: keyof CapturePar
   const scrollControl = (['scroll_easing', 'scroll_start_delay', 'scroll_back'] as const).find((name) => chosen(given, name));
   if (scrollControl !== undefined && given.get('scenario') !== 'scroll') throw incompatible(`${scrollControl} applies to scenario 'scroll'`, [scrollControl, 'scenario']);
   if (given.has('fps') && format !== 'mp4' && format !== 'webm') throw incompatible(`fps applies to mp4 and webm${format === 'gif' ? '; a gif has gif_fps' : `, not to format '${format}'`}`, ['fps', 'format']);
+  // A png has no quality either, but the original interface takes it there and ignores it.
+  if (chosen(given, 'quality') && !isImageFormat(format) && !video) throw incompatible(`quality applies to images and videos, not to format '${format}'`, ['quality', 'format']);
   if (chosen(given, 'scroll_into_view_offset') && !given.has('scroll_into_view')) throw incompatible('scroll_into_view_offset needs scroll_into_view', ['scroll_into_view_offset', 'scroll_into_view']);
   const scrolledPast = given.has('scroll_into_view') ? region[0] : undefined;
   if (scrolledPast !== undefined) throw incompatible(`scroll_into_view shows part of the viewport; ${scrolledPast} chooses what to capture: give one`, ['scroll_into_view', scrolledPast]);
@@ -130,6 +132,8 @@ export function checkCombinations(given: Given, missing: (name: keyof CapturePar
     const value = given.get(name) as string | undefined;
     if (value !== undefined && !(inches(value) > 0 && inches(value) <= LARGEST_PAPER_INCHES)) throw missing(name, `${name} must be more than 0 and at most ${LARGEST_PAPER_INCHES} in, not ${value}`);
   }
+  const paper = (['pdf_paper', 'pdf_width'] as const).find((name) => chosen(given, name));
+  if (given.get('pdf_single_page') === true && paper !== undefined) throw incompatible(`pdf_single_page sizes its page to the document; ${paper} chooses a paper: give one`, ['pdf_single_page', paper]);
   if (given.has('markdown_template') && !rendersMarkdown(given)) {
     throw incompatible('markdown_template is the page of a Markdown document: it needs markdown, or files with an index.md and no index.html', ['markdown_template', 'markdown']);
   }

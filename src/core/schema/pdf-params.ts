@@ -27,7 +27,7 @@ export const PDF_OPTION_PROPERTIES = {
     Type.String({ pattern: '^\\s*[0-9]+(?:\\s*-\\s*[0-9]+)?(?:\\s*,\\s*[0-9]+(?:\\s*-\\s*[0-9]+)?)*\\s*$', maxLength: 256, description: 'Pages to keep, e.g. `1-5, 8, 11-13` (all when omitted).' }),
   ),
   pdf_prefer_css_page_size: Type.Boolean({ default: false, description: 'Paper size from the page\'s CSS `@page { size }` when it declares one.' }),
-  pdf_single_page: Type.Boolean({ default: false, description: 'The whole document on one page as tall as it is (at most 200 in).' }),
+  pdf_single_page: Type.Boolean({ default: false, description: 'The whole document on one page, its page breaks ignored: as wide as A4 (its long side with pdf_landscape) or as the content when wider, as tall as the document (at most 200 in a side). It sizes the page itself: pdf_paper, pdf_width and pdf_height are refused with it.' }),
   pdf_tagged: Type.Boolean({ default: false, description: 'A tagged (accessible) PDF: headings, paragraphs, lists and tables marked up for screen readers.' }),
   pdf_title: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: "The PDF's Title (default: the page's `<title>`, as Chromium writes it)." })),
   pdf_author: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: "The PDF's Author." })),
