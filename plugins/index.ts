@@ -6,6 +6,8 @@ import { pageWaits } from './page-waits/index.js';
 import { pageSettle } from './page-settle/index.js';
 import { captureRules } from './capture-rules/index.js';
 import { botChallenge } from './bot-challenge/index.js';
+import { webBotAuth } from './web-bot-auth/index.js';
+import type { WebBotAuth } from '../src/core/web-bot-auth.js';
 import { diagnostics } from './diagnostics/index.js';
 import { hideSelectors } from './hide-selectors/index.js';
 import { maskElements } from './mask/index.js';
@@ -22,7 +24,7 @@ import { encodeVideo } from './encode-video/index.js';
 import { extractContent } from './extract-content/index.js';
 import { pdfFinish, type PdfToolPaths } from './pdf-finish/index.js';
 
-export { geolocation, pageOptions, pageSettle, pageWaits, pageActions, captureRules, botChallenge, diagnostics, hideSelectors, maskElements, blockAds, blockTrackers, blockCookies, blockRequests, interceptRequests, pageInjections, staticScenario, encodeImage, scrollScenario, recordScenario, encodeVideo, extractContent };
+export { geolocation, pageOptions, pageSettle, pageWaits, pageActions, captureRules, botChallenge, webBotAuth, diagnostics, hideSelectors, maskElements, blockAds, blockTrackers, blockCookies, blockRequests, interceptRequests, pageInjections, staticScenario, encodeImage, scrollScenario, recordScenario, encodeVideo, extractContent };
 export type { BlockAdsOptions, BlockCookiesOptions };
 export { pdfFinish, type PdfToolPaths };
 
@@ -38,6 +40,8 @@ export interface DefaultPluginOptions {
   maxFullPageBytes?: number;
   /** ffmpeg executable. */
   ffmpegPath?: string;
+  /** Web Bot Auth: the identity every request of the page is signed with. @default none, nothing signed */
+  webBotAuth?: WebBotAuth;
   /** Ghostscript, qpdf and the sRGB profile the PDF stages use. */
   pdfTools?: PdfToolPaths;
 }
@@ -49,6 +53,8 @@ export interface DefaultPluginOptions {
  */
 export function defaultPlugins(options: DefaultPluginOptions = {}): CapturePlugin[] {
   return [
+    // First registered, its route runs last: it signs the request as the other routes left it.
+    webBotAuth(options.webBotAuth),
     geolocation(),
     pageOptions(),
     pageSettle(),

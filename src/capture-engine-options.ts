@@ -4,6 +4,7 @@ import type { Logger } from './core/telemetry/logger.js';
 import type { CaptureObserver } from './core/ports.js';
 import type { Resolver } from './egress/resolver.js';
 import type { BlockAdsOptions, BlockCookiesOptions } from '../plugins/index.js';
+import type { WebBotAuthOptions } from './core/web-bot-auth.js';
 
 /**
  * Every option of `createCaptureEngine`. All are optional; defaults live in `DEFAULTS`
@@ -118,4 +119,10 @@ export interface CaptureEngineOptions {
   cookieBanners?: BlockCookiesOptions;
   /** Told how long each phase of each capture took, e.g. `createCaptureMetrics().engineObserver`. */
   observer?: CaptureObserver;
+  /**
+   * Web Bot Auth: sign every request the page makes (RFC 9421, Ed25519) with this key; the HTTP
+   * service serves its directory at `/.well-known/http-message-signatures-directory`. The key is never
+   * logged or served. @default option → `CAPTURE_WEB_BOT_AUTH_KEY` and `CAPTURE_WEB_BOT_AUTH_AGENT` → off
+   */
+  webBotAuth?: WebBotAuthOptions;
 }

@@ -15,6 +15,7 @@ import { routeTable } from './http/routes.js';
 import { defaultPlugins } from '../plugins/index.js';
 import type { CaptureEngineOptions } from './capture-engine-options.js';
 import { allowAddressOption } from './egress/allowed-addresses.js';
+import { loadWebBotAuth } from './core/web-bot-auth.js';
 
 /** The allow list `CAPTURE_ALLOW_ADDRESSES` and the `allowAddress` option take, as the guard's function. */
 export { allowedAddresses } from './egress/allowed-addresses.js';
@@ -31,6 +32,7 @@ export async function createCaptureEngine(options: CaptureEngineOptions = {}): P
   const executablePath = options.connectEndpoint ? (options.executablePath ?? '') : findChromium(options.executablePath);
   await mkdir(tempDir, { recursive: true });
   const egress = await createCaptureEgress({ allowPrivateNetworks: options.allowPrivateNetworks ?? false, resolver: options.resolver, allowAddress: allowAddressOption(options.allowAddress), proxies: options.proxies, urlLists: { allow: options.urlAllowList, deny: options.urlDenyList } });
+  const webBotAuth = options.webBotAuth && (await loadWebBotAuth(options.webBotAuth));
   const engine = await CaptureEngine.create({
     pool: enginePool(options, egress, { tempDir, log, concurrency, executablePath }),
     egress,
@@ -48,6 +50,7 @@ export async function createCaptureEngine(options: CaptureEngineOptions = {}): P
         maxFullPageHeight: options.maxFullPageHeight === undefined ? undefined : positive(options.maxFullPageHeight, 'maxFullPageHeight'),
         maxFullPageBytes: positive(options.maxFullPageBytes ?? DEFAULTS.maxFullPageBytes, 'maxFullPageBytes'),
         ffmpegPath: options.ffmpegPath,
+        webBotAuth,
         pdfTools: { ghostscriptPath: options.ghostscriptPath, qpdfPath: options.qpdfPath, srgbProfilePath: options.srgbProfilePath },
       }),
       ...(options.plugins ?? []),
@@ -57,6 +60,7 @@ export async function createCaptureEngine(options: CaptureEngineOptions = {}): P
     tempDir,
     log,
     observer: options.observer,
+    webBotAuth,
   });
   return engine;
 }

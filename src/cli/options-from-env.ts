@@ -18,7 +18,17 @@ export function baseOptions(allowPrivate: boolean | undefined, storageDir: strin
     allowAddress: parseAllowedAddresses(process.env.CAPTURE_ALLOW_ADDRESSES),
     urlAllowList: process.env.CAPTURE_URL_ALLOW_LIST,
     urlDenyList: process.env.CAPTURE_URL_DENY_LIST,
+    webBotAuth: webBotAuthFromEnv(),
   };
+}
+
+/** Web Bot Auth from `CAPTURE_WEB_BOT_AUTH_KEY` (an Ed25519 private JWK's file) and `CAPTURE_WEB_BOT_AUTH_AGENT`: both or neither. */
+function webBotAuthFromEnv(): CaptureEngineOptions['webBotAuth'] {
+  const keyFile = process.env.CAPTURE_WEB_BOT_AUTH_KEY;
+  const signatureAgent = process.env.CAPTURE_WEB_BOT_AUTH_AGENT;
+  if (keyFile === undefined && signatureAgent === undefined) return undefined;
+  if (!keyFile || !signatureAgent) throw new Error('CAPTURE_WEB_BOT_AUTH_KEY and CAPTURE_WEB_BOT_AUTH_AGENT go together: set both, or neither');
+  return { keyFile, signatureAgent };
 }
 
 /**

@@ -4,6 +4,7 @@ import { Pipeline } from './pipeline.js';
 import type { CapturePlugin, PluginHost, ResolvedCoreOptions } from './plugin-api.js';
 import { isValidatedParams, parseCaptureParams, type CaptureInput, type CaptureParams } from './schema/capture-params.js';
 import { resolveCoreOptions, type CoreEngineOptions } from './options.js';
+import type { WebBotAuth } from './web-bot-auth.js';
 import { DEFAULTS } from './defaults.js';
 import { createDeadline, abortable } from './deadline.js';
 import { toCaptureError } from './errors/to-capture-error.js';
@@ -62,6 +63,8 @@ function loadedUrls(params: CaptureParams): string[] {
 export class CaptureEngine {
   readonly options: ResolvedCoreOptions;
   readonly storage: CaptureStorage | undefined;
+  /** The identity the page's requests are signed with (Web Bot Auth), when the operator set one. */
+  readonly webBotAuth: WebBotAuth | undefined;
   private readonly pipeline = new Pipeline();
   private readonly pool: ContextPool;
   private readonly egress: EgressGuard;
@@ -75,6 +78,7 @@ export class CaptureEngine {
     this.pool = options.pool;
     this.egress = options.egress;
     this.storage = options.storage;
+    this.webBotAuth = options.webBotAuth;
     this.observer = options.observer;
   }
 

@@ -4,6 +4,7 @@ import type { Logger } from './telemetry/logger.js';
 import { consoleLogger } from './telemetry/logger.js';
 import { DEFAULTS } from './defaults.js';
 import type { CaptureObserver, ContextPool, EgressGuard } from './ports.js';
+import type { WebBotAuth } from './web-bot-auth.js';
 
 /** What the core engine is built from: its ports, already made, and the capture settings. */
 export interface CoreEngineOptions {
@@ -27,6 +28,8 @@ export interface CoreEngineOptions {
   log?: Logger;
   /** Told how long each phase of each capture took (metrics). */
   observer?: CaptureObserver;
+  /** Web Bot Auth's signing identity, whose key directory the HTTP service serves. */
+  webBotAuth?: WebBotAuth;
 }
 
 export function resolveCoreOptions(options: Omit<CoreEngineOptions, 'pool' | 'egress'>): ResolvedCoreOptions {

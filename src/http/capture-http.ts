@@ -20,6 +20,7 @@ import { captureStatus, webhookSecret } from './async-capture-routes.js';
 import { bulkStatus, handleBulk } from './bulk/bulk-routes.js';
 import { contextFromHeaders, inSpan, SpanKind, SpanStatusCode } from '../core/telemetry/tracing.js';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js';
+import { SIGNATURES_DIRECTORY_PATH } from '../core/web-bot-auth.js';
 
 /**
  * The HTTP interface of docs/http-service.md over one engine, independent of any framework: adapters only
@@ -66,7 +67,7 @@ export class CaptureHttp {
 
   /** Whether a path belongs to this interface; adapters pass every other path on untouched. */
   ownsPath(pathname: string): boolean {
-    return this.routes.owns(pathname);
+    return this.routes.owns(pathname) || (this.engine.webBotAuth !== undefined && pathname === SIGNATURES_DIRECTORY_PATH);
   }
 
   /** `options.signal` is read only when a capture starts, so adapters may make it lazily. */
@@ -117,6 +118,12 @@ export class CaptureHttp {
     if (target.pathname === routes.capture) {
       if (method !== 'GET' && method !== 'POST') return this.reject('capture', request, query, methodNotAllowed('GET, POST'));
       return handleCapture(this.engine, this.options, request, query, options);
+    }
+    if (this.engine.webBotAuth && target.pathname === SIGNATURES_DIRECTORY_PATH) {
+      if (!reading) return this.reject('other', request, query, methodNotAllowed('GET, HEAD'));
+      // Signed for the authority it was asked at, as the directory draft requires.
+      const { body, headers } = await this.engine.webBotAuth.directory(new URL(target.pathname, `http://${String(request.headers.host ?? 'localhost')}`).href);
+      return { route: 'other', response: { status: 200, headers, body: method === 'HEAD' ? '' : body } };
     }
     if (target.pathname === routes.mcp) {
       this.mcp ??= import('./mcp/mcp-route.js').then(({ McpRoute }) => new McpRoute(this.engine, this.options));

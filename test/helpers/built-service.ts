@@ -73,8 +73,9 @@ function runBuilt(args: string[], env: Record<string, string>, cleanup: () => Pr
  * `capture-engine serve` on a free port with `adapter` (and `extraArgs`), once it answers. The files
  * it stores go to a directory of its own, removed once it has exited, unless `env` names one.
  */
-export async function startBuiltService(adapter: string, env: Record<string, string>, extraArgs: string[] = []): Promise<BuiltService> {
-  const port = await closedPort();
+export async function startBuiltService(adapter: string, env: Record<string, string>, extraArgs: string[] = [], chosenPort?: number): Promise<BuiltService> {
+  // A port chosen beforehand, for a service whose settings name its own address.
+  const port = chosenPort ?? (await closedPort());
   const ownStorage = env.CAPTURE_STORAGE_DIR === undefined ? await mkdtemp(path.join(os.tmpdir(), 'built-service-')) : undefined;
   const args = ['serve', '--port', String(port), '--host', '127.0.0.1', '--adapter', adapter, ...extraArgs];
   const built = runBuilt(args, ownStorage ? { CAPTURE_STORAGE_DIR: ownStorage, ...env } : env, async () => {

@@ -1,0 +1,137 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { jwkToKeyID, verify, type VerificationParams } from 'web-bot-auth';
+import { helpers, verifierFromJWK } from 'web-bot-auth/crypto';
+import { html, startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { isBuilt, killLeftoverBuiltProcesses, startBuiltService, type BuiltService } from '../helpers/built-service.js';
+import { closedPort } from '../helpers/ports.js';
+import { keysCli, type Account } from '../helpers/key-cli.js';
+import { decode, near } from '../helpers/pixels.js';
+
+// A test that fails before stopping its service leaves it running: kill what is left.
+afterAll(killLeftoverBuiltProcesses);
+
+const DIRECTORY = '/.well-known/http-message-signatures-directory';
+
+/**
+ * A site that admits only verified bots, as Cloudflare's verifier does: each request's signature is
+ * checked with the web-bot-auth package against the key its Signature-Agent's directory serves.
+ */
+interface Verdict {
+  path: string;
+  ok: boolean;
+}
+const verdicts: Verdict[] = [];
+let directoryFetches = 0;
+const signedHeaders: Record<string, string>[] = [];
+
+async function verified(req: IncomingMessage): Promise<boolean> {
+  const headers = Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, String(value)]));
+  const message = { method: req.method ?? 'GET', url: `http://${req.headers.host ?? ''}${req.url ?? '/'}`, headers };
+  const check = async (data: string, signature: Uint8Array, params: VerificationParams): Promise<void> => {
+    const agent = JSON.parse(headers['signature-agent'] ?? '""') as string;
+    directoryFetches += 1;
+    const directory = (await (await fetch(new URL(DIRECTORY, agent))).json()) as { keys: JsonWebKey[] };
+    for (const key of directory.keys) {
+      if ((await jwkToKeyID(key, helpers.WEBCRYPTO_SHA256, helpers.BASE64URL_DECODE)) === params.keyid) return (await verifierFromJWK(key))(data, signature, params);
+    }
+    throw new Error('unknown key');
+  };
+  return verify(message, check).then(
+    () => true,
+    () => false,
+  );
+}
+
+const guarded =
+  (body: string) =>
+  (req: IncomingMessage, res: Parameters<typeof html>[0]): void =>
+    void verified(req).then((ok) => {
+      verdicts.push({ path: (req.url ?? '').split('?')[0] ?? '', ok });
+      if (ok && req.url?.startsWith('/signed/page')) signedHeaders.push(Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, String(value)])));
+      if (!ok) return html(res, '<body style="height:100vh;background:#ff0000">unsigned</body>', 401);
+      if (req.url?.startsWith('/signed/square')) return void res.writeHead(200, { 'Content-Type': 'image/svg+xml', 'Cache-Control': 'no-store' }).end(body);
+      html(res, body);
+    });
+
+let fixtures: FixtureServer;
+let dir: string;
+let service: BuiltService;
+let account: Account;
+let privateKey: JsonWebKey;
+
+beforeAll(async () => {
+  if (!isBuilt()) return;
+  fixtures = await startFixtureServer({
+    '/signed/page': guarded('<body style="margin:0;height:100vh;background:#00ff00"><img src="/signed/square" width="100" height="100" style="display:block"></body>'),
+    '/signed/square': guarded('<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><rect width="100" height="100" fill="#0000ff"/></svg>'),
+  });
+  dir = mkdtempSync(path.join(inject('testTempRoot'), 'web-bot-auth-http-'));
+  privateKey = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }) as JsonWebKey;
+  writeFileSync(path.join(dir, 'bot-key.json'), JSON.stringify(privateKey));
+  const keys = keysCli(path.join(dir, 'keys.json'));
+  account = await keys.createKey('PRO');
+  const port = await closedPort();
+  service = await startBuiltService(
+    'node',
+    {
+      CAPTURE_KEYS_FILE: path.join(dir, 'keys.json'),
+      CAPTURE_ALLOW_PRIVATE_NETWORKS: 'true',
+      CAPTURE_LOG_LEVEL: 'info',
+      CAPTURE_WEB_BOT_AUTH_KEY: path.join(dir, 'bot-key.json'),
+      CAPTURE_WEB_BOT_AUTH_AGENT: `http://127.0.0.1:${port}`,
+    },
+    ['--storage-dir', path.join(dir, 'files')],
+    port,
+  );
+});
+afterAll(async () => {
+  await service?.stop();
+  await fixtures?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe.skipIf(!isBuilt())('Web Bot Auth over HTTP (npm start)', () => {
+  it('the service serves its key directory, signed, with the public key only', async () => {
+    const answer = await fetch(`${service.origin}${DIRECTORY}`);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toBe('application/http-message-signatures-directory+json');
+    expect(answer.headers.get('signature-input')).toContain('tag="http-message-signatures-directory"');
+    expect(answer.headers.get('signature')).toMatch(/^binding0=:/);
+    const body = (await answer.json()) as { keys: JsonWebKey[] };
+    expect(body.keys).toEqual([{ kty: 'OKP', crv: 'Ed25519', x: privateKey.x }]);
+  });
+
+  it('a signed capture is admitted, its subresource signed too; the key never appears in the logs', async () => {
+    verdicts.length = 0;
+    const fetchesBefore = directoryFetches;
+    const answer = await fetch(`${service.origin}/api/v1/capture?${new URLSearchParams({ url: fixtures.url('/signed/page'), viewport_width: '200', viewport_height: '200' })}`, { headers: { 'X-API-Key': account.key } });
+    expect(answer.status).toBe(200);
+    const image = await decode(Buffer.from(await answer.arrayBuffer()));
+    expect(near(image.at(50, 50), '#0000ff')).toBe(true);
+    expect(near(image.at(150, 150), '#00ff00')).toBe(true);
+    expect(verdicts).toContainEqual({ path: '/signed/page', ok: true });
+    expect(verdicts).toContainEqual({ path: '/signed/square', ok: true });
+    expect(verdicts.every(({ ok }) => ok)).toBe(true);
+    expect(directoryFetches - fetchesBefore).toBeGreaterThanOrEqual(2);
+    expect(service.output()).not.toContain(privateKey.d);
+  });
+
+  it('an unsigned request is refused, and so is a tampered signature', async () => {
+    const unsigned = await fetch(fixtures.url('/signed/page'));
+    expect(unsigned.status).toBe(401);
+    const signed = signedHeaders.at(-1);
+    expect(signed).toBeDefined();
+    const { signature = '', 'signature-input': input = '', 'signature-agent': agent = '' } = signed ?? {};
+    // The same bytes but one, inside the base64 of the signature.
+    const at = signature.indexOf(':') + 5;
+    const tampered = signature.slice(0, at) + (signature[at] === 'A' ? 'B' : 'A') + signature.slice(at + 1);
+    const refused = await fetch(fixtures.url('/signed/page'), { headers: { Signature: tampered, 'Signature-Input': input, 'Signature-Agent': agent } });
+    expect(refused.status).toBe(401);
+    const intact = await fetch(fixtures.url('/signed/page'), { headers: { Signature: signature, 'Signature-Input': input, 'Signature-Agent': agent } });
+    expect(intact.status).toBe(200);
+  });
+});
