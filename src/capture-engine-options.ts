@@ -105,7 +105,7 @@ export interface CaptureEngineOptions {
   /** sRGB ICC profile of the PDF/A output intent. @default option → `CAPTURE_SRGB_PROFILE` → the `srgb.icc` installed with Ghostscript */
   srgbProfilePath?: string;
   /**
-   * How `record` videos without actions are drawn: `live` records the page with Chromium's
+   * How `record` and `scroll` videos without actions are drawn: `live` records the page with Chromium's
    * screencast as it plays; `frames` draws each frame for its own moment, the page's clocks running
    * on the video's, in a second browser launched with begin-frame control on the first such video
    * (issue 53; not with `connectEndpoint`). @default 'live'

@@ -1,7 +1,8 @@
 import type { CapturePlugin } from '../../src/core/plugin-api.js';
 import { frameRateFor } from '../shared/frame-rate.js';
 import { screencastVideo } from '../shared/screencast-video.js';
-import { driveScroll } from './scroll-driver.js';
+import { driveScroll, scrollEachFrame } from './scroll-driver.js';
+import { frameByFrameVideo } from '../shared/begin-frame-video.js';
 import { ScrollTimeline } from './timeline.js';
 
 export interface ScrollScenarioOptions {
@@ -21,7 +22,8 @@ export const SCROLL_DEFAULTS = Object.freeze({ frameQuality: 90, scrollAnimation
 /**
  * `scenario=scroll`: a smooth scrolling animation of the page, scrolled in real time along a
  * timeline of eased steps and recorded like `scenario=record`, so the page's own animations play at
- * the speed a person scrolling would see them.
+ * the speed a person scrolling would see them. An engine with `videoClock: 'frames'` draws it in its
+ * video browser instead, each frame scrolled to its moment's position and drawn for that moment.
  */
 export function scrollScenario(options: ScrollScenarioOptions = {}): CapturePlugin {
   let fps = options.fps;
@@ -43,7 +45,10 @@ export function scrollScenario(options: ScrollScenarioOptions = {}): CapturePlug
           const rate = frameRateFor(ctx.params, fps);
           const { scroll_by: scrollBy, scroll_delay: delayMs, scroll_easing: easing, scroll_start_delay: startDelayMs, scroll_back: back, duration } = ctx.params;
           const timeline = new ScrollTimeline({ fps: rate, scrollBy, delayMs, animationMs, easing, startDelayMs, backWithinMs: back ? duration * 1000 : undefined });
-          ctx.captured = await screencastVideo(ctx, { fps: rate, quality, latencyMs, drive: (video) => driveScroll(timeline, rate, video) });
+          // In the video browser (drawableFrameByFrame), each frame scrolled and drawn for its moment.
+          ctx.captured = ctx.beginFrames
+            ? await frameByFrameVideo(ctx, ctx.beginFrames, { fps: rate, quality, beforeFrame: scrollEachFrame(timeline, ctx.cdp) })
+            : await screencastVideo(ctx, { fps: rate, quality, latencyMs, drive: (video) => driveScroll(timeline, rate, video) });
         },
       },
     ],

@@ -1,7 +1,8 @@
 import { sleep, throwIfAborted } from '../../src/core/deadline.js';
 import type { DrivenVideo } from '../shared/screencast-video.js';
 import type { ScrollTimeline } from './timeline.js';
-import { scrollPage } from './page-scroll.js';
+import { scrollPage, type ScrollState } from './page-scroll.js';
+import type { CDPSession } from 'playwright-core';
 
 /** How soon after it is asked Chromium draws a scroll, at the least: 10-40 ms, median 19 ms, at 640x360 on two cores. */
 const DRAWN_AFTER_MS = 10;
@@ -33,4 +34,22 @@ export async function driveScroll(timeline: ScrollTimeline, fps: number, { cdp, 
     const target = timeline.positionAt(index, page.y, page.max);
     if (target !== page.y) page = await scrollPage(cdp, target);
   }
+}
+
+/**
+ * The scroll of a video drawn frame by frame (issue 53): each frame's position set at its moment,
+ * before it is drawn, so frame i shows exactly the timeline's position i; the page measured afresh
+ * at each step, as it may have grown.
+ */
+export function scrollEachFrame(timeline: ScrollTimeline, cdp: CDPSession): (index: number) => Promise<void> {
+  let page: ScrollState | undefined;
+  let step: number | undefined;
+  return async (index) => {
+    if (page === undefined || timeline.stepOf(index) !== step) {
+      step = timeline.stepOf(index);
+      page = await scrollPage(cdp, null);
+    }
+    const target = timeline.positionAt(index, page.y, page.max);
+    if (target !== page.y) page = await scrollPage(cdp, target);
+  };
 }

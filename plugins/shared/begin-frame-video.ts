@@ -8,11 +8,11 @@ import type { BeginFrameLoading } from '../../src/core/ports.js';
  * A video of the page in the video browser for `duration` seconds, drawn frame by frame once the
  * page, loaded and settled on the wall clock, is handed over (see `beginFrameFrames`).
  */
-export async function frameByFrameVideo(ctx: CaptureContext, loading: BeginFrameLoading, { fps, quality }: { fps: number; quality: number }): Promise<FrameStream> {
+export async function frameByFrameVideo(ctx: CaptureContext, loading: BeginFrameLoading, { fps, quality, beforeFrame }: Pick<BeginFrameVideoOptions, 'fps' | 'quality' | 'beforeFrame'>): Promise<FrameStream> {
   const { viewport_width: width, viewport_height: height, duration } = ctx.params;
   await loading.stop(ctx.signal);
   const frameCount = Math.round(duration * fps);
-  return { kind: 'frames', fps, width, height, frameCount, encoding: 'jpeg', frames: beginFrameFrames(ctx.cdp, { fps, frameCount, quality, signal: ctx.signal }) };
+  return { kind: 'frames', fps, width, height, frameCount, encoding: 'jpeg', frames: beginFrameFrames(ctx.cdp, { fps, frameCount, quality, signal: ctx.signal, beforeFrame }) };
 }
 
 export interface BeginFrameVideoOptions {
@@ -22,6 +22,8 @@ export interface BeginFrameVideoOptions {
   quality: number;
   /** The capture's deadline: a page whose main thread hangs stops the video with it. */
   signal: AbortSignal;
+  /** What to do to the page at frame `index`'s moment, before it is drawn (a scroll). */
+  beforeFrame?: (index: number) => Promise<void>;
 }
 
 /**
@@ -34,7 +36,7 @@ export interface BeginFrameVideoOptions {
  * not stall the video). A frame without damage is the page unchanged: the frame before it again.
  * One frame is held at a time.
  */
-export async function* beginFrameFrames(cdp: CDPSession, { fps, frameCount, quality, signal }: BeginFrameVideoOptions): AsyncGenerator<Buffer> {
+export async function* beginFrameFrames(cdp: CDPSession, { fps, frameCount, quality, signal, beforeFrame }: BeginFrameVideoOptions): AsyncGenerator<Buffer> {
   const { virtualTimeTicksBase: base } = await abortable(cdp.send('Emulation.setVirtualTimePolicy', { policy: 'pause' }), signal);
   // In whole µs, Chromium's unit, so that the budgets add up to i / fps exactly.
   const moment = (index: number): number => Math.round((index * 1e6) / fps) / 1000;
@@ -42,6 +44,7 @@ export async function* beginFrameFrames(cdp: CDPSession, { fps, frameCount, qual
   for (let index = 1; index <= frameCount; index++) {
     // A page whose main thread hangs never spends the budget: the capture's deadline ends the wait.
     await abortable(advanceVirtualTime(cdp, moment(index) - moment(index - 1)), signal);
+    if (beforeFrame) await abortable(beforeFrame(index - 1), signal);
     const frame = cdp.send('HeadlessExperimental.beginFrame', { frameTimeTicks: base + moment(index), interval: 1000 / fps, screenshot: { format: 'jpeg', quality } });
     const { screenshotData } = await abortable(frame, signal);
     if (screenshotData) last = Buffer.from(screenshotData, 'base64');

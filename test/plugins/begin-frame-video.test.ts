@@ -16,6 +16,7 @@ import { clockPage } from '../../fixtures/clock-page/clock.js';
 import { createDeadline } from '../../src/core/deadline.js';
 import { clockDrift, clockReadings, probe, videoPath } from './video-fixtures.js';
 import { createTestEngine } from '../helpers/engine.js';
+import { ScrollTimeline } from '../../plugins/scenario-scroll/timeline.js';
 
 /**
  * Videos drawn frame by frame by a begin-frame browser (issue 53): frame i shows the page at the time
@@ -32,6 +33,8 @@ beforeAll(async () => {
   browser = await chromium.launch({ executablePath: findChromium(), args: chromiumArgs(BEGIN_FRAME_SWITCHES) });
   server = await startFixtureServer({
     '/clock': (_req, res) => html(res, clockPage()),
+    // How far the page is scrolled, drawn on every frame, on a page 20000 px tall.
+    '/scrolled': (_req, res) => html(res, clockPage('20000px', { clock: 'scroll' })),
     // The clock read from Date, and a box that a setTimeout chain turns white and black at every
     // 100 ms of that clock (each step timed to the next, as the wall clock makes timers late while loading).
     '/timers': (_req, res) =>
@@ -140,6 +143,25 @@ describe('begin-frame video', () => {
         const file = videoPath(result);
         expect(await probe(file)).toMatchObject({ frames: 60, width: 640, height: 360 });
         for (const offset of await offsets(file, 640, 360)) expect(Math.abs(offset)).toBeLessThanOrEqual(1);
+      } finally {
+        await result.dispose();
+      }
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('scrolls each frame of a scroll video drawn frame by frame to exactly its moment\'s position on the timeline', async () => {
+    const engine = await createTestEngine({ videoClock: 'frames' });
+    try {
+      const params = { scroll_by: 400, scroll_delay: 200, scroll_easing: 'linear' } as const;
+      const result = await engine.capture({ url: server.url('/scrolled'), scenario: 'scroll', format: 'mp4', duration: 2, viewport_width: 640, viewport_height: 360, ...params });
+      try {
+        const positions = await clockReadings(videoPath(result), 640, 360, { fps: FPS });
+        // The plugin's step animation is 800 ms; the page can scroll 20000 - 360 px.
+        const timeline = new ScrollTimeline({ fps: FPS, scrollBy: params.scroll_by, delayMs: params.scroll_delay, animationMs: 800, easing: params.scroll_easing });
+        expect(positions).toEqual(positions.map((_, i) => timeline.positionAt(i, 0, 20000 - 360)));
+        expect(positions.at(-1)).toBeGreaterThan(400);
       } finally {
         await result.dispose();
       }
