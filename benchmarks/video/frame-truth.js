@@ -26,8 +26,8 @@ const PLAYWRIGHT_FFMPEG = 'ffmpeg-1013/ffmpeg-linux';
 /** The page clock reads all ones on a white frame (no page drawn). */
 const BLANK = (1 << 20) - 1;
 
-/** `engine frames`: the engine's record drawn frame by frame in its video browser (`videoClock: 'frames'`, issue 53). */
-export const TOOLS = ['engine record', 'engine frames', 'raw CDP', 'Playwright', 'engine scroll'];
+/** `engine frames` and `frames scroll`: the engine's record and scroll drawn frame by frame in its video browser (`videoClock: 'frames'`, issue 53). */
+export const TOOLS = ['engine record', 'engine frames', 'raw CDP', 'Playwright', 'engine scroll', 'frames scroll'];
 
 /** The engine's `scenario` video of the clock page (a tall one to scroll). */
 async function engineVideo(engine, server, scenario, { width, height, seconds, fps }, file) {
@@ -145,6 +145,7 @@ export async function* frameTruth({ engine, framesEngine, server, sizes, seconds
               tool === 'engine record' ? await engineVideo(engine, server, 'record', size, file)
               : tool === 'engine frames' ? await engineVideo(framesEngine, server, 'record', size, file)
               : tool === 'engine scroll' ? await engineVideo(engine, server, 'scroll', size, file)
+              : tool === 'frames scroll' ? await engineVideo(framesEngine, server, 'scroll', size, file)
               : tool === 'raw CDP' ? await rawScreencast(browser, server, size, file)
               : await playwrightVideo(server, size, file, browsersPath);
             const wall = (performance.now() - started) / 1000;

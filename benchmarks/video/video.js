@@ -19,8 +19,8 @@
 //
 // Frame truth (frame-truth.js, issue 26) records a page that draws its own clock on every animation
 // frame, `--truth` times per tool and size (0: none), `--truth-seconds` long at 30 fps, with the
-// engine (record; record drawn frame by frame, `engine frames`, by a second engine with
-// videoClock 'frames'; and scroll over a tall clock page), a raw CDP screencast piped into ffmpeg at the
+// engine (record, and scroll over a tall clock page; both drawn frame by frame too, `engine frames`
+// and `frames scroll`, by a second engine with videoClock 'frames'), a raw CDP screencast piped into ffmpeg at the
 // frames' own timestamps, and Playwright's recordVideo; and reads the clock back from every frame.
 // Per tool and size: the worst and 95th-percentile |drift| of the frames that show new content (ms
 // from where the video's timeline puts them), frames earlier than the one before, duplicates (a
@@ -183,7 +183,7 @@ function printFrameTruth(results) {
       const rate = median(runs.map((r) => r.rate));
       const wall = median(runs.map((r) => r.wall));
       let target = '–';
-      if (tool === 'engine frames') target = worst <= 2 && sum('backwards') === 0 && sum('unreadable') === 0 && duplicates === 0 && sum('drops') === 0 ? 'pass' : 'FAIL';
+      if (tool === 'engine frames' || tool === 'frames scroll') target = worst <= 2 && sum('backwards') === 0 && sum('unreadable') === 0 && duplicates === 0 && sum('drops') === 0 ? 'pass' : 'FAIL';
       if (tool === 'engine record') target = worst <= 50 && sum('backwards') === 0 && sum('unreadable') === 0 && (width > 640 || duplicates <= 0.05) ? 'pass' : 'FAIL';
       if (tool === 'engine scroll') target = Math.abs(rate - 1) <= 0.05 && wall <= 2 * TRUTH_SECONDS ? 'pass' : 'FAIL';
       rows.push([tool, `${width}x${height}`, String(runs.length), worst.toFixed(0), percentile(drift, 95).toFixed(0), String(sum('backwards')),
