@@ -6,6 +6,7 @@ import { convertToPdfA } from './pdf-a.js';
 import { markPdfUa } from './pdf-ua.js';
 import { qpdfPass, type QpdfPass } from './qpdf-pass.js';
 import { inTempDir } from './run-tool.js';
+import { embedEInvoice, eInvoiceOf } from './e-invoice.js';
 
 export type { PdfToolPaths } from './find-tools.js';
 
@@ -56,12 +57,15 @@ export function pdfFinish(options: PdfFinishOptions = {}): CapturePlugin {
     const { params, signal } = ctx;
     let pdf = data;
     if (params.pdf_ua) pdf = await markPdfUa(pdf);
-    if (params.pdf_a !== undefined) {
-      const level = params.pdf_a;
+    const invoice = params.pdf_einvoice === undefined ? undefined : await eInvoiceOf(params.pdf_einvoice, ctx.document);
+    // An e-invoice is a PDF/A-3b whatever else was asked (the schema refuses another level).
+    const level = invoice ? 'PDF/A-3b' : params.pdf_a;
+    if (level !== undefined) {
       const [gs, profile] = [await ghostscript(), await srgbProfile()];
       const info = { Title: params.pdf_title, Author: params.pdf_author, Subject: params.pdf_subject, Keywords: params.pdf_keywords };
       pdf = await inTempDir(tempDir, (dir) => convertToPdfA(pdf, level, { ghostscript: gs, srgbProfile: profile, dir, signal, timeoutMs: ctx.remaining(), info }));
     }
+    if (invoice) pdf = await embedEInvoice(pdf, invoice);
     if (needsQpdf(params)) {
       const binary = await qpdf();
       pdf = await inTempDir(tempDir, (dir) => qpdfPass(pdf, qpdfPassOf(params), { qpdf: binary, dir, signal, timeoutMs: ctx.remaining() }));
@@ -79,7 +83,7 @@ export function pdfFinish(options: PdfFinishOptions = {}): CapturePlugin {
         name: 'finish',
         phase: 'encode',
         leavesContextState: false,
-        when: (params) => params.format === 'pdf' && (params.pdf_ua || params.pdf_a !== undefined || needsQpdf(params)),
+        when: (params) => params.format === 'pdf' && (params.pdf_ua || params.pdf_a !== undefined || params.pdf_einvoice !== undefined || needsQpdf(params)),
         run: finish,
       },
     ],

@@ -4,6 +4,7 @@ import { captureErrors } from '../errors/factories.js';
 import { PDF_OPTION_PROPERTIES } from './pdf-params.js';
 
 export const PDF_A_LEVELS = ['PDF/A-1b', 'PDF/A-2b', 'PDF/A-3b'] as const;
+export const PDF_EINVOICE_KINDS = ['factur-x', 'zugferd'] as const;
 /** The rights `pdf_permissions` may grant, as the issue and Gotenberg's users name them. */
 export const PDF_PERMISSIONS = ['print', 'print_high', 'modify', 'copy', 'annotate', 'fill_forms', 'extract', 'assemble'] as const;
 export type PdfPermission = (typeof PDF_PERMISSIONS)[number];
@@ -20,6 +21,12 @@ export const PDF_FINISH_PROPERTIES = {
     Type.Enum([...PDF_A_LEVELS], {
       description:
         'Convert the PDF to PDF/A (archival) with Ghostscript: an sRGB output intent, every font embedded, XMP pdfaid. Links, the outline and the document information (plain ASCII values) are kept; the tags are not (hence level b), and the Producer becomes Ghostscript. Not with pdf_ua or a password.',
+    }),
+  ),
+  pdf_einvoice: Type.Optional(
+    Type.Enum([...PDF_EINVOICE_KINDS], {
+      description:
+        'An e-invoice: a PDF/A-3b with the invoice XML uploaded in files (`factur-x.xml`; for zugferd `zugferd-invoice.xml` or `xrechnung.xml`) embedded under that name, AFRelationship Data, and the Factur-X XMP with the profile read from the XML.',
     }),
   ),
   pdf_ua: Type.Boolean({
@@ -56,6 +63,12 @@ export function permissionsOf(value: string): PdfPermission[] {
 export function checkPdfFinishCombinations(given: Given): void {
   const incompatible = (message: string, params: string[]) => new CaptureError('INCOMPATIBLE_PARAMETERS', message, { details: { params } });
   const locked = ['pdf_password', 'pdf_owner_password', 'pdf_permissions'].find((name) => given.has(name));
+  if (given.has('pdf_einvoice')) {
+    const level = given.get('pdf_a');
+    if (level !== undefined && level !== 'PDF/A-3b') throw incompatible(`an e-invoice is a PDF/A-3b, not ${String(level)}`, ['pdf_einvoice', 'pdf_a']);
+    if (locked !== undefined) throw incompatible(`an e-invoice is a PDF/A-3b, which forbids encryption: pdf_einvoice and ${locked} cannot go together`, ['pdf_einvoice', locked]);
+    if (given.get('pdf_ua') === true) throw incompatible('Ghostscript, which makes the PDF/A-3b of an e-invoice, drops the tags PDF/UA needs', ['pdf_einvoice', 'pdf_ua']);
+  }
   if (given.has('pdf_a') && locked !== undefined) throw incompatible(`PDF/A forbids encryption: pdf_a and ${locked} cannot go together`, ['pdf_a', locked]);
   if (given.has('pdf_a') && given.get('pdf_ua') === true) throw incompatible('Ghostscript, which makes the PDF/A, drops the tags PDF/UA needs: give pdf_a or pdf_ua', ['pdf_a', 'pdf_ua']);
   if (given.has('pdf_permissions')) {
