@@ -63,7 +63,8 @@ export function staticScenario(options: StaticScenarioOptions = {}): CapturePlug
           let painted = false;
           // A page without scripts runs no animation frame; the shot draws its own frame anyway.
           const frame = ctx.params.format !== 'pdf' && ctx.params.javascript;
-          await bestEffort(async () => void (painted = await settleRendering(ctx.cdp, settleMs, { frame })), settleMs + 250, ctx.signal);
+          const hideCaret = ctx.params.caret === 'hide' && ctx.params.format !== 'pdf';
+          await bestEffort(async () => void (painted = await settleRendering(ctx.cdp, settleMs, { frame, hideCaret })), settleMs + 250, ctx.signal);
           // A printed document is the finished file: no encoder follows.
           if (ctx.params.format === 'pdf') ctx.output = await acrossNavigations(ctx, () => printPdf(ctx));
           else {

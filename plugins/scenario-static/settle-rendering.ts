@@ -12,11 +12,20 @@ import { evaluateInPage } from '../shared/evaluate-in-page.js';
  * for the screen first was a sixth of the CPU of printing a 3-page invoice (benchmarks/results/documents.md).
  * True when, by then, the document has presented content (Paint Timing's `first-contentful-paint`):
  * a shot taken after that is not the frame from before the first paint that the blank check is for.
+ * With `hideCaret` (`caret=hide`), first the caret of the focused field is made transparent, as
+ * Playwright's screenshots do: it blinks, and two shots of a page would differ by it. The field is
+ * found through open shadow roots and same-origin frames; its inline `caret-color: transparent
+ * !important` wins over any stylesheet's. Done here, in the call the shot makes anyway.
  */
-export async function settleRendering(cdp: CDPSession, budgetMs: number, { frame }: { frame: boolean }): Promise<boolean> {
+export async function settleRendering(cdp: CDPSession, budgetMs: number, { frame, hideCaret }: { frame: boolean; hideCaret: boolean }): Promise<boolean> {
   return evaluateInPage(
     cdp,
-    async ([budget, waitForFrame]) => {
+    async ([budget, waitForFrame, withoutCaret]) => {
+      if (withoutCaret) {
+        let focused = document.activeElement;
+        for (let inner = focused; inner; inner = inner.shadowRoot?.activeElement ?? (inner instanceof HTMLIFrameElement ? (inner.contentDocument?.activeElement ?? null) : null)) focused = inner;
+        if (focused instanceof HTMLElement || focused instanceof SVGElement) focused.style.setProperty('caret-color', 'transparent', 'important');
+      }
       const settled = (async () => {
         void document.documentElement.offsetHeight;
         await document.fonts.ready;
@@ -25,6 +34,6 @@ export async function settleRendering(cdp: CDPSession, budgetMs: number, { frame
       await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, budget))]);
       return performance.getEntriesByName('first-contentful-paint').length > 0;
     },
-    [budgetMs, frame] as const,
+    [budgetMs, frame, hideCaret] as const,
   );
 }

@@ -20,7 +20,7 @@ const prefixed =
 export const PARAM_GROUPS: readonly ParamGroup[] = [
   { title: 'Page and output', open: true, has: named('url', 'format', 'viewport_width', 'viewport_height', 'full_page', 'device', 'quality', 'response_type') },
   { title: 'Documents instead of a URL', open: false, has: prefixed('html', 'markdown') },
-  { title: 'Image', open: false, has: (name) => prefixed('image_', 'clip_', 'full_page_')(name) || named('omit_background', 'device_scale_factor')(name) },
+  { title: 'Image', open: false, has: (name) => prefixed('image_', 'clip_', 'full_page_')(name) || named('omit_background', 'device_scale_factor', 'caret')(name) },
   { title: 'Element', open: false, has: (name) => prefixed('selector', 'scroll_into_view', 'hide_')(name) || named('padding', 'click')(name) },
   { title: 'Emulation', open: false, has: named('is_mobile', 'has_touch', 'dark_mode', 'media_type', 'reduced_motion', 'user_agent', 'locale', 'timezone', 'latitude', 'longitude') },
   { title: 'Blocking', open: false, has: prefixed('block_') },

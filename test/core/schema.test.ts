@@ -48,6 +48,7 @@ describe('request schema', () => {
       has_touch: false,
       dark_mode: false,
       reduced_motion: false,
+      caret: 'hide',
       omit_background: false,
       scroll_into_view_offset: 0,
       selector_all: false,

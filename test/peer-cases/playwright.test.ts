@@ -48,6 +48,22 @@ beforeAll(async () => {
           });
         </script></body>`,
       ),
+    // The field of 'should not capture blinking caret by default', focused, its caret red and wide as stylesheets can make it.
+    '/focused-field': (_req, res) =>
+      html(res, `<style>div { caret-color: ${RED} !important; font: 60px/80px monospace; outline: none }</style><body style="background:#ffffff"><div contenteditable="true" autofocus>foo bar</div><script>
+        const div = document.querySelector('div');
+        div.focus();
+        getSelection().collapse(div.firstChild, 3);
+      </script></body>`),
+    // The custom elements of 'should capture blinking caret in shadow dom': the focused input two shadow roots down.
+    '/focused-shadow-field': (_req, res) =>
+      html(res, `<body style="background:#ffffff"><div id="outer"></div><script>
+        const middle = outer.attachShadow({ mode: 'open' });
+        middle.innerHTML = '<div id="inner"></div>';
+        const inner = middle.getElementById('inner').attachShadow({ mode: 'open' });
+        inner.innerHTML = '<style>input { caret-color: ${RED}; font: 60px/80px monospace; border: 0; outline: none }</style><input value="foo bar">';
+        inner.querySelector('input').focus();
+      </script></body>`),
   });
   engine = await createTestEngine({ timeoutMs: 10_000 });
 });
@@ -77,5 +93,33 @@ describe('Playwright: element screenshot (selector)', () => {
     const result = await shot('/shown-after-frames', { selector: '#box', wait_until: 'load' });
     expect([result.width, result.height]).toEqual([50, 50]);
     expect(near((await decode(result.data as Buffer)).at(25, 25), BLUE)).toBe(true);
+  });
+});
+
+/** How many pixels of a shot are the caret's red. */
+async function caretPixels(params: Omit<CaptureInput, 'url'>, path = '/focused-field'): Promise<number> {
+  const image = await decode((await engine.capture({ url: fixtures.url(path), viewport_width: 400, viewport_height: 100, ...params })).data as Buffer);
+  let red = 0;
+  for (let y = 0; y < image.height; y++) for (let x = 0; x < image.width; x++) if (near(image.at(x, y), RED, 40)) red++;
+  return red;
+}
+/** Shots a quarter of the caret's blink (500 ms on, 500 ms off) apart: some fall while it shows. */
+const BLINK_PHASES = [0, 250, 500, 750];
+
+describe('Playwright: page screenshot (caret)', () => {
+  it('playwright: should not capture blinking caret by default', async () => {
+    for (const delay of BLINK_PHASES) expect(await caretPixels({ delay })).toBe(0);
+  });
+
+  it('playwright: should capture blinking caret in shadow dom', async () => {
+    // Playwright's case takes it with caret: 'hide' and finds no blink; hiding is the default here.
+    for (const delay of BLINK_PHASES) expect(await caretPixels({ delay }, '/focused-shadow-field')).toBe(0);
+    const shown = await Promise.all(BLINK_PHASES.map((delay) => caretPixels({ delay, caret: 'initial' } as Omit<CaptureInput, 'url'>, '/focused-shadow-field')));
+    expect(shown.some((red) => red > 0)).toBe(true);
+  });
+
+  it('playwright: should capture blinking caret if explicitly asked for', async () => {
+    const shown = await Promise.all(BLINK_PHASES.map((delay) => caretPixels({ delay, caret: 'initial' } as Omit<CaptureInput, 'url'>)));
+    expect(shown.some((red) => red > 0)).toBe(true);
   });
 });

@@ -108,6 +108,7 @@ export function checkCombinations(given: Given, missing: (name: keyof CapturePar
   if (scrollControl !== undefined && given.get('scenario') !== 'scroll') throw incompatible(`${scrollControl} applies to scenario 'scroll'`, [scrollControl, 'scenario']);
   if (given.has('fps') && format !== 'mp4' && format !== 'webm') throw incompatible(`fps applies to mp4 and webm${format === 'gif' ? '; a gif has gif_fps' : `, not to format '${format}'`}`, ['fps', 'format']);
   // A png has no quality either, but the original interface takes it there and ignores it.
+  if (chosen(given, 'caret') && !isImageFormat(format)) throw incompatible(`caret applies to ${quoted(IMAGE_FORMATS)} only, not to format '${format}'`, ['caret', 'format']);
   if (chosen(given, 'quality') && !isImageFormat(format) && !video) throw incompatible(`quality applies to images and videos, not to format '${format}'`, ['quality', 'format']);
   if (chosen(given, 'scroll_into_view_offset') && !given.has('scroll_into_view')) throw incompatible('scroll_into_view_offset needs scroll_into_view', ['scroll_into_view_offset', 'scroll_into_view']);
   const scrolledPast = given.has('scroll_into_view') ? region[0] : undefined;
