@@ -37,7 +37,7 @@ export async function handleCapture(
   let bodyError: CaptureError | undefined;
   if (post) {
     try {
-      params = Object.assign(Object.create(null) as ParamBag, query, readBodyParams(request, options.bodyLimit));
+      params = Object.assign(Object.create(null) as ParamBag, query, readBodyParams(request, options.bodyLimit, options.uploadLimits.fileBytes));
     } catch (error) {
       bodyError = toCaptureError(error);
     }

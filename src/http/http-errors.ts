@@ -52,8 +52,17 @@ export function notFound(message: string): CaptureError {
   return new CaptureError('NOT_FOUND', message);
 }
 
-export function payloadTooLarge(limit: number): CaptureError {
-  return new CaptureError('PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes`, { details: { limit } });
+/**
+ * A body over `limit`. With `uploadBytes`, a JSON or form body of the capture route, which a
+ * multipart upload could carry: the answer says how, and up to what size (issue 50: the docs' own
+ * Markdown example was a bare 413).
+ */
+export function payloadTooLarge(limit: number, uploadBytes?: number): CaptureError {
+  if (uploadBytes === undefined) return new CaptureError('PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes`, { details: { limit } });
+  const message =
+    `Request body exceeds ${limit} bytes, the limit of a JSON or form body: send a larger html or markdown as multipart/form-data, ` +
+    `a field (curl -F 'markdown=<README.md') or files (curl -F 'files=@index.md'), each up to ${uploadBytes} bytes, the key in X-API-Key`;
+  return new CaptureError('PAYLOAD_TOO_LARGE', message, { details: { limit, upload_limit: uploadBytes } });
 }
 
 export function unsupportedMediaType(contentType: string): CaptureError {

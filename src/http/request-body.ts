@@ -28,9 +28,12 @@ export function isMultipart(headers: HttpRequest['headers']): boolean {
   return mediaType(headers['content-type']) === 'multipart/form-data';
 }
 
-/** Reads a POST body: JSON object or form; anything else is 415, a body over the limit 413. */
-export function readBodyParams(request: HttpRequest, limit: number): ParamBag {
-  if (request.bodyTooLarge) throw payloadTooLarge(limit);
+/**
+ * Reads a POST body: JSON object or form; anything else is 415, a body over the limit 413 (naming
+ * multipart uploads of `uploadBytes` when the route takes them).
+ */
+export function readBodyParams(request: HttpRequest, limit: number, uploadBytes?: number): ParamBag {
+  if (request.bodyTooLarge) throw payloadTooLarge(limit, uploadBytes);
   const body = request.body;
   if (body !== undefined && !(body instanceof Uint8Array)) return Object.assign(Object.create(null) as ParamBag, body);
   const contentType = mediaType(request.headers['content-type']);

@@ -232,6 +232,46 @@ describe.skipIf(!isBuilt())('documents in, images and PDFs out (npm start)', () 
     expect(pdfInfo(pdf).Title).toBe('Report');
   });
 
+  // Issue 50, item 8: the docs' `--data-urlencode markdown@README.md` (115 KB) was a bare 413, and the
+  // README printed to PDF lost the right-hand columns of its tables.
+  it('answers a Markdown over the body limit with the multipart way, which then prints it', async () => {
+    const markdown = `# Long\n\n${'A paragraph of the document, long enough to add up. '.repeat(2000)}\n\nThe end.`;
+    const form = await fetch(captureUrl(), { method: 'POST', headers: { 'X-API-Key': KEY }, body: new URLSearchParams({ markdown, format: 'pdf' }) });
+    expect(form.status).toBe(413);
+    const refusal = (await form.json()) as { error: string; limit: number; upload_limit: number };
+    expect(refusal).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', limit: 65536, upload_limit: FILE_LIMIT });
+    expect(refusal.error).toContain("multipart/form-data, a field (curl -F 'markdown=<README.md')");
+    const multipart = new FormData();
+    multipart.append('markdown', markdown);
+    multipart.append('format', 'pdf');
+    const pdf = await bytesOf(await postForm(multipart));
+    expect(poppler('pdftotext', pdf)).toContain('The end.');
+  });
+
+  it('fits a wide table to the page of a PDF, every cell\'s words printed within the page', async () => {
+    const rows = Array.from({ length: 8 }, (_, i) => `| \`parameter_name_${i}\` | string of at most 67108864 characters | none | What parameter ${i} does, in a sentence long enough to need several lines: last${i} |`);
+    // One cell holds what no line can break: the table as wide as it was cut at the right margin.
+    rows.push('| `device` | string | none | A device of https://github.com/microsoft/playwright/blob/main/packages/playwright-core/src/server/deviceDescriptorsSource.json, its viewport: last8 |');
+    // And a table of fourteen columns, as the tiers' is.
+    const many = Array.from({ length: 14 }, (_, i) => `column${i}`);
+    const manyRows = [`| ${many.join(' | ')} |`, `|${'---|'.repeat(14)}`, `| ${many.map((name) => `${name}value`).join(' | ')} |`];
+    const markdown = ['| name | allowed | default | meaning |', '|---|---|---|---|', ...rows, '', ...manyRows].join('\n');
+    const pdf = await bytesOf(await postJson({ markdown, format: 'pdf' }));
+    const text = poppler('pdftotext', pdf);
+    for (let i = 0; i <= 8; i++) expect(text).toContain(`last${i}`);
+    // Prose breaks between words; code and links may break anywhere, and lose nothing.
+    expect(text).toMatch(/What parameter 0 does, in a\s+sentence/);
+    for (let i = 0; i < 8; i++) expect(text.replace(/\s+/g, '')).toContain(`parameter_name_${i}`);
+    expect(text).toContain('several');
+    // Its last column's words are broken where they must be, and printed.
+    expect(text).toMatch(/mn1\s*3/);
+    expect(text.replace(/\s+/g, '')).toContain('deviceDescriptorsSource.json');
+    const width = pageSize(pdf)[0];
+    const rights = [...poppler('pdftotext', pdf, '-bbox').matchAll(/<word xMin="[\d.]+" yMin="[\d.]+" xMax="([\d.]+)"/g)].map((match) => Number(match[1]));
+    expect(rights.length).toBeGreaterThan(100);
+    expect(Math.max(...rights)).toBeLessThanOrEqual(width);
+  });
+
   it('never lets a document reach loopback: its image, stylesheet and header image are left out', async () => {
     const secret = fixtures.url('/secret.png');
     const html = `<body style="margin:0;background:#00ff00"><img src="${secret}"><link rel="stylesheet" href="${fixtures.url('/secret.css')}"><iframe src="${fixtures.url('/secret.css')}"></iframe></body>`;

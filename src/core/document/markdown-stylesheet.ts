@@ -1,6 +1,11 @@
 /**
  * The default page of a Markdown document: readable type, GitHub-like tables, quotes and code, and
- * print rules that keep headings with what follows and rows, figures and code blocks whole.
+ * print rules that keep headings with what follows and rows, figures and code blocks whole. A table
+ * is fitted to the page, never scrolled: a capture and a sheet of paper have no scroll bar, and a
+ * table as wide as its longest cells was cut at the right margin (and a table wider than the page
+ * would shrink the whole document). Its cells break lines between words, and code and links (long
+ * identifiers, URLs) anywhere, a column 5em wide at least; a table of seven columns or more
+ * breaks anywhere, with less padding.
  */
 export const MARKDOWN_STYLESHEET = `
 *,*::before,*::after{box-sizing:border-box}
@@ -23,8 +28,10 @@ code,pre{font-family:ui-monospace,SFMono-Regular,"SF Mono",Menlo,Consolas,"Liber
 :not(pre)>code{padding:.2em .4em;border-radius:6px;background:#eff1f3}
 pre{padding:16px;overflow:auto;line-height:1.45;border-radius:6px;background:#f6f8fa}
 pre code.hljs{padding:0;background:transparent}
-table{display:block;width:max-content;max-width:100%;overflow:auto;border-spacing:0;border-collapse:collapse}
-th,td{padding:6px 13px;border:1px solid #d1d9e0}
+table{max-width:100%;border-spacing:0;border-collapse:collapse}
+th,td{min-width:5em;padding:6px 13px;border:1px solid #d1d9e0}
+td code,td a{overflow-wrap:anywhere}
+table:has(th:nth-child(7)) :is(th,td){min-width:0;padding:4px 6px;overflow-wrap:anywhere}
 th{font-weight:600;background:#f6f8fa}
 tr:nth-child(2n) td{background:#f6f8fa}
 @media print{

@@ -42,7 +42,17 @@ export type DocumentFileParam = { name: string; content: string; encoding?: 'utf
 /** The parameters that say what is captured; exactly one is given. */
 export const INPUT_PARAMS = ['url', 'html', 'markdown', 'files'] as const;
 
+/**
+ * A document's size as each way of sending it allows: the HTTP service's limits (bodyLimit,
+ * uploadLimits.fileBytes; a test holds these words to their defaults), the schema's in the library.
+ */
+const DOCUMENT_SIZE =
+  'text: over HTTP at most 64 KiB in a JSON or form body (bodyLimit), 10 MiB as a multipart/form-data field or file (uploadLimits.fileBytes); 64 MiB from the library';
+
 export const DOCUMENT_ALLOWED_TEXT = {
+  html: DOCUMENT_SIZE,
+  markdown: DOCUMENT_SIZE,
+  markdown_template: DOCUMENT_SIZE,
   files: 'an array of {name, content, encoding?: utf8 or base64, type?} with an index.html or index.md',
 };
 
