@@ -19,7 +19,18 @@ const TEXT_PREFIX = 4_000;
  */
 export function inspectPage(probe: PageProbe & { textPrefix: number }): PageFindings {
   const body = document.body;
-  const text = body ? body.innerText.slice(0, probe.textPrefix) : '';
+  // The first characters of the text, read node by node: a huge page costs no more than a small one.
+  const readText = (root: Node | null): string => {
+    if (!root) return '';
+    const skipped = /^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE)$/;
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
+      acceptNode: (node) => (skipped.test(node.parentElement?.tagName ?? '') ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
+    });
+    let read = '';
+    for (let node = walker.nextNode(); node && read.length < probe.textPrefix; node = walker.nextNode()) read += ` ${(node.nodeValue ?? '').replace(/\s+/g, ' ')}`;
+    return read.replace(/\s+/g, ' ').trim();
+  };
+  const text = readText(body);
   const found = (marker: PageProbe['pages'][number][number]): boolean => {
     if (marker === null) return false;
     if ('selector' in marker) return document.querySelector(marker.selector) !== null;
@@ -43,7 +54,7 @@ export function inspectPage(probe: PageProbe & { textPrefix: number }): PageFind
   };
   // Nothing else to read or fill in: little text besides it and no form control outside it.
   const onlyContent = (element: Element): boolean => {
-    if (text.length - (element instanceof HTMLElement ? element.innerText.length : 0) > 300) return false;
+    if (text.length - readText(element).length > 300) return false;
     const controls = document.querySelectorAll('input:not([type="hidden"]), textarea, select');
     return [...controls].every((control) => element.contains(control) || control.getClientRects().length === 0);
   };
