@@ -59,12 +59,15 @@ describe.skipIf(!isBuilt())('shot-scraper flags on the built CLI', () => {
     expect(existsSync(path.join(dir, 'scripts.png'))).toBe(false);
   });
 
-  it('docs/screenshots.md: shot-scraper https://www.example.com/ -o - > example.png', async () => {
+  it('docs/screenshots.md: shot-scraper https://www.example.com/ -o - > example.png, and without -o a file named after the URL', async () => {
     const piped = await runShot(dir, [fixtures.url('/solid'), '-o', '-', '--width', '200', '--height', '100']);
     expect(piped.code, piped.stderr).toBe(0);
     expect(piped.stdout.subarray(0, 8).equals(MAGIC.png)).toBe(true);
     expect(await decode(piped.stdout)).toMatchObject({ width: 200, height: 100 });
     expect(existsSync(path.join(dir, '-'))).toBe(false);
+    const unnamed = await runShot(dir, [fixtures.url('/solid'), '--width', '200', '--height', '100']);
+    expect(unnamed.code, unnamed.stderr).toBe(0);
+    expect((await image(`${new URL(fixtures.origin).host.replaceAll('.', '-').replace(':', '')}-solid.png`)).width).toBe(200);
   });
 
   it('docs/multi.md: quality: 80 saves a JPEG, as -o page.jpg does', async () => {
