@@ -7,6 +7,7 @@ import { markPdfUa } from './pdf-ua.js';
 import { qpdfPass, type QpdfPass } from './qpdf-pass.js';
 import { inTempDir } from './run-tool.js';
 import { embedEInvoice, eInvoiceOf } from './e-invoice.js';
+import { drawMarks, type TextMark } from './marks.js';
 
 export type { PdfToolPaths } from './find-tools.js';
 
@@ -17,6 +18,14 @@ export interface PdfFinishOptions extends PdfToolPaths {
 
 const protectedBy = (params: CaptureParams): boolean => params.pdf_password !== undefined || params.pdf_owner_password !== undefined;
 const needsQpdf = (params: CaptureParams): boolean => protectedBy(params) || params.pdf_rotate !== undefined || params.pdf_linearize;
+
+/** The watermark and stamp asked for, in drawing order. */
+function marksOf(params: CaptureParams): TextMark[] {
+  const marks: TextMark[] = [];
+  if (params.pdf_watermark !== undefined) marks.push({ param: 'pdf_watermark', text: params.pdf_watermark, opacity: params.pdf_watermark_opacity, angle: params.pdf_watermark_angle, pages: params.pdf_watermark_pages });
+  if (params.pdf_stamp !== undefined) marks.push({ param: 'pdf_stamp', text: params.pdf_stamp, opacity: params.pdf_stamp_opacity, angle: params.pdf_stamp_angle, pages: params.pdf_stamp_pages });
+  return marks;
+}
 
 /** What qpdf is asked to do for these parameters. */
 function qpdfPassOf(params: CaptureParams): QpdfPass {
@@ -56,6 +65,9 @@ export function pdfFinish(options: PdfFinishOptions = {}): CapturePlugin {
     if (!tempDir) throw new CaptureError('INTERNAL_ERROR', 'pdf-finish has no temporary directory');
     const { params, signal } = ctx;
     let pdf = data;
+    const marks = marksOf(params);
+    // Before PDF/A, so that Ghostscript embeds the marks' font too.
+    if (marks.length > 0) pdf = await drawMarks(pdf, marks);
     if (params.pdf_ua) pdf = await markPdfUa(pdf);
     const invoice = params.pdf_einvoice === undefined ? undefined : await eInvoiceOf(params.pdf_einvoice, ctx.document);
     // An e-invoice is a PDF/A-3b whatever else was asked (the schema refuses another level).
@@ -83,7 +95,7 @@ export function pdfFinish(options: PdfFinishOptions = {}): CapturePlugin {
         name: 'finish',
         phase: 'encode',
         leavesContextState: false,
-        when: (params) => params.format === 'pdf' && (params.pdf_ua || params.pdf_a !== undefined || params.pdf_einvoice !== undefined || needsQpdf(params)),
+        when: (params) => params.format === 'pdf' && (params.pdf_ua || params.pdf_a !== undefined || params.pdf_einvoice !== undefined || marksOf(params).length > 0 || needsQpdf(params)),
         run: finish,
       },
     ],

@@ -15,6 +15,11 @@ const PAGE_RANGES = (PDF_OPTION_PROPERTIES.pdf_page_ranges as { pattern?: string
 /** AES-256 (revision 6) takes passwords of up to 127 bytes of UTF-8. */
 const password = (description: string) => Type.Optional(Type.String({ minLength: 1, maxLength: 127, pattern: '^[^\r\n]+$', description }));
 
+const markText = (where: string) => Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: `Text drawn ${where} on each page, centred and turned (Latin-1 characters).` }));
+const markOpacity = (param: string, opacity: number) => Type.Number({ minimum: 0, maximum: 1, default: opacity, description: `Opacity of ${param}, 0 to 1.` });
+const markAngle = (param: string, angle: number) => Type.Number({ minimum: -360, maximum: 360, default: angle, description: `Angle of ${param} in degrees, counter-clockwise.` });
+const markPages = (param: string) => Type.Optional(Type.String({ pattern: PAGE_RANGES, maxLength: 256, description: `The pages ${param} goes on, e.g. \`1-3, 5\` (all when omitted).` }));
+
 /** What is done to the printed PDF afterwards: archiving, accessibility, protection. Part of the one request schema. */
 export const PDF_FINISH_PROPERTIES = {
   pdf_a: Type.Optional(
@@ -46,6 +51,14 @@ export const PDF_FINISH_PROPERTIES = {
   pdf_rotate_pages: Type.Optional(
     Type.String({ pattern: PAGE_RANGES, maxLength: 256, description: 'With pdf_rotate: the pages to turn, e.g. `1-3, 5`, counted in the printed PDF.' }),
   ),
+  pdf_watermark: markText('behind the content'),
+  pdf_watermark_opacity: markOpacity('pdf_watermark', 0.3),
+  pdf_watermark_angle: markAngle('pdf_watermark', 45),
+  pdf_watermark_pages: markPages('pdf_watermark'),
+  pdf_stamp: markText('over the content'),
+  pdf_stamp_opacity: markOpacity('pdf_stamp', 1),
+  pdf_stamp_angle: markAngle('pdf_stamp', 0),
+  pdf_stamp_pages: markPages('pdf_stamp'),
   pdf_linearize: Type.Boolean({ default: false, description: 'Linearize the PDF ("fast web view"): its first page shows before the whole file has arrived.' }),
 };
 
@@ -74,6 +87,12 @@ export function checkPdfFinishCombinations(given: Given): void {
   if (given.has('pdf_permissions')) {
     permissionsOf(given.get('pdf_permissions') as string);
     if (!given.has('pdf_owner_password')) throw incompatible('pdf_permissions restricts the PDF only with an owner password to lift them: add pdf_owner_password', ['pdf_permissions', 'pdf_owner_password']);
+  }
+  const marked = ['pdf_watermark', 'pdf_stamp'].find((name) => given.has(name));
+  if (marked !== undefined && given.get('pdf_ua') === true) throw incompatible(`${marked} draws untagged text, which PDF/UA forbids`, [marked, 'pdf_ua']);
+  for (const mark of ['pdf_watermark', 'pdf_stamp']) {
+    const option = ['_opacity', '_angle', '_pages'].map((suffix) => mark + suffix).find((name) => given.has(name));
+    if (option !== undefined && !given.has(mark)) throw incompatible(`${option} applies to ${mark}: add it`, [option, mark]);
   }
   if (given.has('pdf_rotate_pages') && !given.has('pdf_rotate')) throw incompatible('pdf_rotate_pages says which pages pdf_rotate turns: add pdf_rotate', ['pdf_rotate_pages', 'pdf_rotate']);
   if (given.has('pdf_owner_password') && given.get('pdf_owner_password') === given.get('pdf_password')) {
