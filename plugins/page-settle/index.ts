@@ -3,8 +3,10 @@ import type { CaptureContext, CapturePlugin } from '../../src/core/plugin-api.js
 import { stateKey } from '../../src/core/capture-state.js';
 import { abortable, bestEffort, sleep } from '../../src/core/deadline.js';
 import { LAST_CHANGE_KEY, type PageChangeRecord } from '../../src/core/page/page-changes.js';
-import { recordWait } from '../../src/core/page/page-wait.js';
+import { pageWait, recordWait } from '../../src/core/page/page-wait.js';
+import { isContentFormat } from '../../src/core/schema/formats.js';
 import { evaluateInPage } from '../shared/evaluate-in-page.js';
+import { webFontsLoaded } from './web-fonts.js';
 
 /** How long the page must stay still (no request, no DOM change, no layout shift) to count as settled. */
 const QUIET_MS = 50;
@@ -31,14 +33,26 @@ const LOADS = stateKey<Loads>('page-settle.loads');
  * The default wait for a page to look finished, after `wait_until` and before the caller's own
  * waits (`settle=false` turns it off): no request in flight (long polls, streams and beacons aside),
  * no DOM change and no layout shift for a moment, no timer the page set while drawing itself
- * pending (a status box cleared after typesetting), web fonts loaded, the images in the viewport
- * loaded, finite CSS animations and transitions over. Bounded: a page that never stills (a ticking
- * clock drawn by script) is captured as it is once the step's time is up.
+ * pending (a status box cleared after typesetting), the images in the viewport loaded, finite CSS
+ * animations and transitions over. Bounded: a page that never stills (a ticking clock drawn by
+ * script) is captured as it is once the step's time is up.
+ *
+ * Before it, settle or not, the page's web fonts are waited for within the capture's budget, as
+ * Playwright's screenshots wait for them: a font that never arrives fails the capture (504 naming
+ * `fonts`), or with `best_effort` the page is taken with its fallback and `incomplete` says `fonts`.
  */
 export function pageSettle(): CapturePlugin {
   return {
     name: 'page-settle',
     stages: [
+      {
+        name: 'fonts',
+        phase: 'settle',
+        leavesContextState: false,
+        // What the page says in text is read, not drawn.
+        when: (params) => params.scenario === 'static' && !isContentFormat(params.format),
+        run: (ctx) => pageWait(ctx, 'fonts', (_timeoutMs, signal) => webFontsLoaded(ctx.cdp, signal)),
+      },
       {
         name: 'watch-loads',
         phase: 'prepare',
@@ -118,8 +132,8 @@ async function settle(cdp: CDPSession, loads: Loads, budgetMs: number, signal: A
 /**
  * In the page: for how long nothing in the document has changed (as recorded under `key` since the
  * document started; a page of another pool, without the record, is watched from the first probe
- * on), and whether it is still busy: a timer the page set while drawing itself pending, fonts
- * loading, an image in the viewport loading or a finite animation running.
+ * on), and whether it is still busy: a timer the page set while drawing itself pending, an image
+ * in the viewport loading or a finite animation running (fonts were waited for before).
  */
 function pageStillness(key: string): { busy: boolean; quietFor: number } {
   const slot = Symbol.for(key);
@@ -137,7 +151,6 @@ function pageStillness(key: string): { busy: boolean; quietFor: number } {
   };
   const busy =
     record.timersPending > 0 ||
-    document.fonts.status !== 'loaded' ||
     [...document.images].some((image) => !image.complete && image.loading !== 'lazy' && inViewport(image)) ||
     document.getAnimations().some((animation) => {
       const end = animation.effect?.getComputedTiming().endTime;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CaptureEngine, CaptureInput } from '../../src/index.js';
 import { createTestEngine } from '../helpers/engine.js';
 import { html, startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
-import { decode, near } from '../helpers/pixels.js';
+import { decode, differingPixels, near } from '../helpers/pixels.js';
 
 /**
  * Playwright's own screenshot tests (tests/page/page-screenshot.spec.ts, tests/library/screenshot.spec.ts,
@@ -64,6 +64,9 @@ beforeAll(async () => {
         inner.innerHTML = '<style>input { caret-color: ${RED}; font: 60px/80px monospace; border: 0; outline: none }</style><input value="foo bar">';
         inner.querySelector('input').focus();
       </script></body>`),
+    // webfont.html with its font request stalled: text in a web font whose file never comes.
+    '/stalled-font': (_req, res) =>
+      html(res, `<style>@font-face { font-family: Stalled; src: url(/never); }</style><body style="background:#ffffff"><div style="font:60px/80px Stalled">Wg</div></body>`),
   });
   engine = await createTestEngine({ timeoutMs: 10_000 });
 });
@@ -121,5 +124,23 @@ describe('Playwright: page screenshot (caret)', () => {
   it('playwright: should capture blinking caret if explicitly asked for', async () => {
     const shown = await Promise.all(BLINK_PHASES.map((delay) => caretPixels({ delay, caret: 'initial' } as Omit<CaptureInput, 'url'>)));
     expect(shown.some((red) => red > 0)).toBe(true);
+  });
+});
+
+describe('Playwright: page screenshot (fonts)', () => {
+  it('playwright: should wait for fonts to load', async () => {
+    // Playwright's screenshot times out "waiting for fonts to load...": ours names the wait.
+    const refused = await shot('/stalled-font', { timeout: 3000 }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toMatchObject({ code: 'CAPTURE_TIMEOUT', details: { param: 'fonts' } });
+    // With best_effort the page is taken with its fallback font, and the answer says the fonts did not load.
+    const anyway = await shot('/stalled-font', { timeout: 3000, best_effort: true });
+    expect(anyway.incomplete).toContain('fonts');
+    // A font that comes late is waited for: the shot is the same as once it is there.
+    const late = await shot('/webfont', { viewport_width: 400, viewport_height: 200, settle: false });
+    const patient = await shot('/webfont', { viewport_width: 400, viewport_height: 200, settle: false, delay: 1500 });
+    expect(await differingPixels(late.data as Buffer, patient.data as Buffer)).toBe(0);
   });
 });
