@@ -12,6 +12,7 @@ const COMMANDS: Record<string, () => Promise<(args: string[]) => Promise<void> |
   worker: async () => (await import('./cli/worker.js')).worker,
   link: async () => (await import('./cli/link.js')).link,
   mcp: async () => (await import('./cli/mcp.js')).mcp,
+  '--version': async () => (await import('./cli/version.js')).version,
 };
 
 const USAGE = `capture-engine: screenshots and videos of web pages

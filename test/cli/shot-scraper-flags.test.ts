@@ -1,7 +1,9 @@
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { isBuilt } from '../helpers/built-service.js';
+import { BUILT_CLI, isBuilt } from '../helpers/built-service.js';
 import { html, startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { decode, MAGIC, near } from '../helpers/pixels.js';
 import { runShot } from '../helpers/shot-cli.js';
@@ -68,6 +70,12 @@ describe.skipIf(!isBuilt())('shot-scraper flags on the built CLI', () => {
     const unnamed = await runShot(dir, [fixtures.url('/solid'), '--width', '200', '--height', '100']);
     expect(unnamed.code, unnamed.stderr).toBe(0);
     expect((await image(`${new URL(fixtures.origin).host.replaceAll('.', '-').replace(':', '')}-solid.png`)).width).toBe(200);
+  });
+
+  it('test_version: --version prints the package version', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, [BUILT_CLI, '--version'], { encoding: 'utf8' });
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(stdout).toBe(`capture-engine, version ${version}\n`);
   });
 
   it('docs/multi.md: quality: 80 saves a JPEG, as -o page.jpg does', async () => {
