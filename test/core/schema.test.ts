@@ -141,6 +141,13 @@ describe('request schema', () => {
     expect(error.message).toContain(param);
   });
 
+  it('reads parameters that went through it once as they are (a render link, a queued job)', () => {
+    for (const raw of [{ url: 'https://example.com/' }, { url: 'https://example.com/', format: 'pdf' }, { url: 'https://example.com/', format: 'mp4' }]) {
+      const once = parseCaptureParams(raw);
+      expect(parseCaptureParams(once)).toEqual(once);
+    }
+  });
+
   it('refuses a missing url', () => {
     expect(errorOf({}).details).toMatchObject({ param: 'url' });
     expect(errorOf({ url: '' }).details).toMatchObject({ param: 'url' });

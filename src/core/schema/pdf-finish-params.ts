@@ -72,6 +72,14 @@ export function permissionsOf(value: string): PdfPermission[] {
   return names as PdfPermission[];
 }
 
+/**
+ * Given with a value other than its default: requests that went through the schema once (a render
+ * link's, a queued job's) carry every default, which names no choice of the caller's.
+ */
+function chosen(given: Given, name: string): boolean {
+  return given.has(name) && given.get(name) !== (PDF_FINISH_PROPERTIES as Record<string, { default?: unknown }>)[name]?.default;
+}
+
 /** The combinations of the finishing options that cannot make a valid file. */
 export function checkPdfFinishCombinations(given: Given): void {
   const incompatible = (message: string, params: string[]) => new CaptureError('INCOMPATIBLE_PARAMETERS', message, { details: { params } });
@@ -91,7 +99,7 @@ export function checkPdfFinishCombinations(given: Given): void {
   const marked = ['pdf_watermark', 'pdf_stamp'].find((name) => given.has(name));
   if (marked !== undefined && given.get('pdf_ua') === true) throw incompatible(`${marked} draws untagged text, which PDF/UA forbids`, [marked, 'pdf_ua']);
   for (const mark of ['pdf_watermark', 'pdf_stamp']) {
-    const option = ['_opacity', '_angle', '_pages'].map((suffix) => mark + suffix).find((name) => given.has(name));
+    const option = ['_opacity', '_angle', '_pages'].map((suffix) => mark + suffix).find((name) => chosen(given, name));
     if (option !== undefined && !given.has(mark)) throw incompatible(`${option} applies to ${mark}: add it`, [option, mark]);
   }
   if (given.has('pdf_rotate_pages') && !given.has('pdf_rotate')) throw incompatible('pdf_rotate_pages says which pages pdf_rotate turns: add pdf_rotate', ['pdf_rotate_pages', 'pdf_rotate']);
