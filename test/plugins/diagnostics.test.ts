@@ -73,6 +73,7 @@ describe('diagnostics and the HAR', () => {
     expect(diagnostics?.requests.counts.finished).toBeGreaterThanOrEqual(4);
     expect(diagnostics?.waits.map((wait) => [wait.name, wait.outcome])).toEqual([
       ['wait_until', 'met'],
+      ['fonts', 'met'],
       ['settle', 'met'],
     ]);
     expect(JSON.stringify(diagnostics)).not.toContain(SECRET_COOKIE);
