@@ -20,7 +20,7 @@ describe('tiers', () => {
       maxConcurrent: 2,
       maxBulkItems: 10,
       browserSecondsPerHour: 600,
-      formats: ['png', 'jpg', 'webp', 'avif', 'pdf', 'mp4', 'webm', 'gif'],
+      formats: ['png', 'jpg', 'webp', 'avif', 'pdf', 'mp4', 'webm', 'gif', 'markdown', 'html', 'text', 'links', 'metadata', 'aria', 'scrape'],
     });
     expect(DEFAULT_TIERS.ENTERPRISE.requestsPerMinute).toBe(150);
     expect(resolveTiers({ FREE: { requestsPerMinute: 5 } }).FREE).toMatchObject({ requestsPerMinute: 5, monthlyQuota: 100 });

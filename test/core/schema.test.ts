@@ -73,6 +73,13 @@ describe('request schema', () => {
       cache_stale_ttl: 0,
       fresh: false,
       async: false,
+      on_bot_challenge: 'reject',
+      pdf_ua: false,
+      pdf_watermark_opacity: 0.3,
+      pdf_watermark_angle: 45,
+      pdf_stamp_opacity: 1,
+      pdf_stamp_angle: 0,
+      pdf_linearize: false,
     });
   });
 
