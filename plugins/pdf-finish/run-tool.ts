@@ -1,6 +1,5 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { execa } from 'execa';
 import { CaptureError } from '../../src/core/errors/catalogue.js';
 import { throwIfAborted } from '../../src/core/deadline.js';
 
@@ -31,6 +30,8 @@ export interface ToolRun {
  */
 export async function runTool(run: ToolRun, okCodes: readonly number[] = [0]): Promise<void> {
   throwIfAborted(run.signal);
+  // Loaded by the first finished PDF only: a plain capture never needs it (test/cli/cold-path).
+  const { execa } = await import('execa');
   const child = execa(run.binary, run.args, {
     cwd: run.cwd,
     stdin: 'ignore',
