@@ -31,9 +31,9 @@ const RENDER_SETTLE_MS = 1_000;
  */
 export function staticScenario(options: StaticScenarioOptions = {}): CapturePlugin {
   const budgetBytes = options.maxFullPageBytes ?? DEFAULTS.maxFullPageBytes;
-  /** The tallest image this capture may make: the request's limit, the engine's, the memory budget's. */
-  const maxHeightFor = (params: CaptureParams): number =>
-    Math.min(params.full_page_max_height ?? Infinity, options.maxFullPageHeight ?? Infinity, Math.floor(budgetBytes / (4 * params.viewport_width * scaleOf(params) ** 2)));
+  /** The tallest image this capture may make `width` CSS px wide: the request's limit, the engine's, the memory budget's. */
+  const maxHeightFor = (params: CaptureParams, width = params.viewport_width): number =>
+    Math.min(params.full_page_max_height ?? Infinity, options.maxFullPageHeight ?? Infinity, Math.floor(budgetBytes / (4 * width * scaleOf(params) ** 2)));
   return {
     name: 'scenario-static',
     stages: [
@@ -72,7 +72,7 @@ export function staticScenario(options: StaticScenarioOptions = {}): CapturePlug
               // What was painted is known of the first document only: a shot taken again after a navigation is checked.
               const known = painted;
               painted = false;
-              return screenshot(ctx, maxHeightFor(ctx.params), known);
+              return screenshot(ctx, (width) => maxHeightFor(ctx.params, width), known);
             });
           }
         },
@@ -155,7 +155,7 @@ function navigationCommits(ctx: CaptureContext): Promise<boolean> {
 }
 
 /** `painted`: the document had presented content before the shot (see `settleRendering`). */
-async function screenshot(ctx: CaptureContext, maxHeight: number, painted: boolean): Promise<ImageArtifact> {
+async function screenshot(ctx: CaptureContext, maxHeight: (width: number) => number, painted: boolean): Promise<ImageArtifact> {
   if (ctx.params.omit_background) await ctx.cdp.send('Emulation.setDefaultBackgroundColorOverride', { color: { r: 0, g: 0, b: 0, a: 0 } });
   if (ctx.params.full_page) return fullPage(ctx, maxHeight);
   if (ctx.params.selector !== undefined || ctx.params.clip_x !== undefined) return region(ctx);

@@ -8,6 +8,7 @@ import { shootUnlessBlank } from './blank-shot.js';
 import { ELEMENT_GRACE_MS, visible } from '../shared/visible-element.js';
 import { HOLD_RESIZE_KEY } from '../../src/core/page/resize-hold.js';
 import { insetRect } from './inset-rect.js';
+import { pageZoom, unzoomed, type Rect } from './page-zoom.js';
 
 type CdpFormat = 'png' | 'jpeg' | 'webp';
 /** Largest side each format's encoder accepts (libjpeg: 65,500; WebP: 16,383; HEIF: 16,384); past them encoders fail or return an empty image. */
@@ -16,14 +17,6 @@ const MAX_SIDE: Record<ImageFormat, number> = { png: 1 << 30, jpg: 65_500, webp:
 const MAX_TILE = 16_384;
 const TILE = 8_192;
 const TO_CDP: Record<string, CdpFormat> = { png: 'png', jpg: 'jpeg', webp: 'webp' };
-
-/** A rectangle of the page in CSS px. */
-interface Rect {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
 
 /** Output pixels per CSS pixel. */
 export function scaleOf(params: CaptureParams): number {
@@ -35,12 +28,15 @@ function encodingFor(ctx: CaptureContext): { format: CdpFormat; quality?: number
   return format === 'png' ? { format } : { format, quality: ctx.params.quality };
 }
 
-/** A screenshot from Chromium's own encoder; with a clip, of that part of the page, rendered beyond the viewport. */
-async function shoot(cdp: CDPSession, encoding: { format: CdpFormat; quality?: number }, clip?: Rect): Promise<Buffer> {
+/**
+ * A screenshot from Chromium's own encoder; with a clip, of that part of the page (CSS px), rendered
+ * beyond the viewport at `zoom` (1: the page's CSS size).
+ */
+async function shoot(cdp: CDPSession, encoding: { format: CdpFormat; quality?: number }, clip?: Rect, zoom = 1): Promise<Buffer> {
   const { data } = await cdp.send('Page.captureScreenshot', {
     ...encoding,
     optimizeForSpeed: true,
-    ...(clip ? { clip: { ...clip, scale: 1 }, captureBeyondViewport: true } : {}),
+    ...(clip ? { clip: { ...clip, scale: zoom }, captureBeyondViewport: true } : {}),
   });
   return Buffer.from(data, 'base64');
 }
@@ -91,26 +87,33 @@ export async function region(ctx: CaptureContext): Promise<ImageArtifact> {
   }
   const encoding = encodingFor(ctx);
   rect = insetRect(rect, params.inset);
-  const data = await holdingResize(ctx, () => shoot(ctx.cdp, encoding, rect));
+  // A clip is of the page as shown: a mobile page zoomed out to fit is rendered zoomed out (an element keeps its CSS size, as Playwright's).
+  const zoom = params.selector === undefined && params.is_mobile ? await pageZoom(ctx.cdp) : 1;
+  const data = await holdingResize(ctx, () => shoot(ctx.cdp, encoding, unzoomed(rect, zoom), zoom));
   if (data.length === 0) throw new Error('Chromium returned an empty screenshot');
   const scale = scaleOf(params);
   return { kind: 'image', data, encoding: encoding.format, width: Math.round(rect.width * scale), height: Math.round(rect.height * scale) };
 }
 
-export async function fullPage(ctx: CaptureContext, maxHeight: number): Promise<ImageArtifact> {
+/**
+ * The whole page, at its CSS size: as wide as the viewport, or on a mobile page as wide as it is
+ * laid out (980 px without a viewport meta tag, where the viewport shows it zoomed out), as
+ * Playwright's full-page shot of a mobile page is. `maxHeight` is the tallest image allowed at a width.
+ */
+export async function fullPage(ctx: CaptureContext, maxHeight: (width: number) => number): Promise<ImageArtifact> {
   const { cdp, params } = ctx;
   const scale = scaleOf(params);
-  const width = params.viewport_width;
   const { cssContentSize } = await cdp.send('Page.getLayoutMetrics');
+  const width = params.is_mobile ? Math.max(params.viewport_width, Math.ceil(cssContentSize.width)) : params.viewport_width;
   const pageHeight = Math.max(params.viewport_height, Math.ceil(cssContentSize.height));
   const wanted = encodingFor(ctx);
-  const height = Math.min(pageHeight, maxHeight, Math.floor(MAX_SIDE[params.format as ImageFormat] / scale));
+  const height = Math.min(pageHeight, maxHeight(width), Math.floor(MAX_SIDE[params.format as ImageFormat] / scale));
   const clippedFrom = height < pageHeight ? pageHeight : undefined;
   const out = { width: Math.round(width * scale), height: Math.round(height * scale) };
 
   // A page that fits the viewport is taken as it is shown: a beyond-viewport shot resizes the
   // window while it renders, and a page that lays itself out on `resize` may fold (Doxygen's pane).
-  if (pageHeight <= params.viewport_height && height === pageHeight) {
+  if (pageHeight <= params.viewport_height && height === pageHeight && width === params.viewport_width) {
     const data = await shootUnlessBlank(ctx, () => shoot(cdp, wanted));
     if (data.length > 0) return { kind: 'image', data, encoding: wanted.format, ...out };
   }

@@ -67,6 +67,22 @@ beforeAll(async () => {
     // webfont.html with its font request stalled: text in a web font whose file never comes.
     '/stalled-font': (_req, res) =>
       html(res, `<style>@font-face { font-family: Stalled; src: url(/never); }</style><body style="background:#ffffff"><div style="font:60px/80px Stalled">Wg</div></body>`),
+    // overflow.html and overflow-large.html as they are (no doctype: quirks mode, rows of 51 px): 50 px boxes
+    // in five greys, no viewport meta tag, so a phone lays them out 980 px wide.
+    '/overflow': (_req, res, query) =>
+      res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<style>
+body { margin: 0; padding: 0; }
+div { display: inline-flex; width: 50px; height: 50px; border-right: 1px solid black; border-bottom: 1px solid black; }
+</style>
+<body></body>
+<script>
+const colors = ['#222', '#444', '#666', '#888', '#aaa'];
+for (let i = 0; i < ${Number(query.get('boxes') ?? 200)}; ++i) {
+  const div = document.createElement('div');
+  div.style.setProperty('background-color', colors[i % 5]);
+  document.body.appendChild(div);
+}
+</script>`),
   });
   engine = await createTestEngine({ timeoutMs: 10_000 });
 });
@@ -142,5 +158,31 @@ describe('Playwright: page screenshot (fonts)', () => {
     const late = await shot('/webfont', { viewport_width: 400, viewport_height: 200, settle: false });
     const patient = await shot('/webfont', { viewport_width: 400, viewport_height: 200, settle: false, delay: 1500 });
     expect(await differingPixels(late.data as Buffer, patient.data as Buffer)).toBe(0);
+  });
+});
+
+describe('Playwright: page screenshot with a mobile viewport (is_mobile, no viewport meta tag)', () => {
+  const phone = { viewport_width: 320, viewport_height: 480, is_mobile: true };
+
+  it('playwright: should work with a mobile viewport and fullPage', async () => {
+    const result = await engine.capture({ url: fixtures.url('/overflow?boxes=1000'), ...phone, full_page: true });
+    // The golden screenshot-mobile-fullpage-chromium.png: the page as laid out, 980 px wide, 53 rows of 51 px.
+    expect([result.width, result.height]).toEqual([980, 2703]);
+    const image = await decode(result.data as Buffer);
+    expect([image.width, image.height]).toEqual([980, 2703]);
+    // Boxes on the right of the layout, which a 320 px wide shot lost.
+    expect(near(image.at(950, 25), '#ffffff', 8)).toBe(false);
+  });
+
+  it('playwright: should work with a mobile viewport and clip', async () => {
+    const clip = { clip_x: 10, clip_y: 10, clip_width: 100, clip_height: 150 };
+    const [clipped, whole] = await Promise.all([engine.capture({ url: fixtures.url('/overflow'), ...phone, ...clip }), engine.capture({ url: fixtures.url('/overflow'), ...phone })]);
+    expect([clipped.width, clipped.height]).toEqual([100, 150]);
+    // The clip is that rectangle of the viewport shot: the page zoomed out as the phone shows it.
+    const part = await decode(clipped.data as Buffer);
+    const view = await decode(whole.data as Buffer);
+    let differing = 0;
+    for (let y = 0; y < 150; y++) for (let x = 0; x < 100; x++) if (!near(part.at(x, y), view.at(x + 10, y + 10), 24)) differing++;
+    expect(differing).toBeLessThan(100 * 150 * 0.03);
   });
 });

@@ -18,7 +18,7 @@ export const PAGE_OPTION_PROPERTIES = {
       description: `A device from Playwright's descriptors (any case), e.g. \`iPhone 15\`, \`Pixel 7\`, \`iPad Pro 11 landscape\` (list: ${DEVICE_LIST_URL}): its viewport, scale, user agent, is_mobile and has_touch, each overridden by the parameter itself.`,
     }),
   ),
-  is_mobile: Type.Boolean({ default: false, description: 'Emulate a mobile device: the page\'s `<meta name="viewport">` is honoured and overlay scrollbars are used.' }),
+  is_mobile: Type.Boolean({ default: false, description: 'Emulate a mobile device: the page\'s `<meta name="viewport">` is honoured and overlay scrollbars are used. Without the tag a page is laid out 980 px wide and zoomed out to fit, as on a phone: a full_page shot is then as wide as the layout, and clip_* is in px of the page as shown.' }),
   has_touch: Type.Boolean({ default: false, description: 'Emulate a touch screen: touch events, `pointer: coarse`, `navigator.maxTouchPoints` 5.' }),
   device_scale_factor: Type.Optional(Type.Number({ minimum: 1, maximum: 4, description: 'Output pixels per CSS pixel (retina: 2); the viewport and full page keep their CSS size. Default 1.' })),
   dark_mode: Type.Boolean({ default: false, description: 'Emulate `prefers-color-scheme: dark`.' }),
