@@ -3,7 +3,7 @@
  * `toString()`: nothing from outside it but its argument). Every list is capped in the page, so
  * a page with a million links hands the service at most the cap.
  */
-import type { PageLink, ScrapedElement, ScrapeRule } from '../../src/core/page-content.js';
+import type { MetadataAnswer, PageLink, ScrapedElement, ScrapeRule } from '../../src/core/page-content.js';
 
 /** Every `<a href>` (inside `selector`'s elements when given), absolute, first of each URL, fragment-only ones left out. */
 export function linksInPage({ selector, max, maxText }: { selector?: string; max: number; maxText: number }): { links: PageLink[]; truncated: boolean } | { invalidSelector: true } {
@@ -35,20 +35,8 @@ export function linksInPage({ selector, max, maxText }: { selector?: string; max
   return { links, truncated: false };
 }
 
-export interface PageMetadataInPage {
-  title: string;
-  description: string | null;
-  canonical: string | null;
-  lang: string | null;
-  open_graph: Record<string, string>;
-  twitter: Record<string, string>;
-  json_ld: unknown[];
-  icons: { url: string; rel: string; sizes: string | null; type: string | null }[];
-  feeds: { url: string; type: string; title: string | null }[];
-  final_url: string;
-  fonts: string[];
-  truncated: boolean;
-}
+/** The metadata the page itself can tell: the status and headers of its document come from Node. */
+export type PageMetadataInPage = Omit<MetadataAnswer, 'status' | 'headers' | 'truncated'> & { truncated: boolean };
 
 /** The head's metadata: Open Graph and Twitter properties (URLs absolute), JSON-LD blocks parsed, icons, feeds, fonts in use. */
 export function metadataInPage({ maxJsonLdChars }: { maxJsonLdChars: number }): PageMetadataInPage {

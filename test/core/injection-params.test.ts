@@ -1,17 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { parseCaptureParams } from '../../src/core/schema/capture-params.js';
+import { refusal } from '../helpers/refusal.js';
 import { MAX_INJECTED_URLS } from '../../src/core/schema/injection-params.js';
 import { checkTierGates, resolveTiers } from '../../src/access/tiers.js';
 
 const url = 'https://example.com/';
-const refusal = (raw: Record<string, unknown>): unknown => {
-  try {
-    parseCaptureParams({ url, ...raw });
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a refusal');
-};
 
 describe('init_scripts, script_urls, style_urls, scripts_type and referrer', () => {
   it('takes them', () => {

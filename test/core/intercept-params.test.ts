@@ -1,17 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { parseCaptureParams } from '../../src/core/schema/capture-params.js';
+import { refusal } from '../helpers/refusal.js';
 import { MAX_INTERCEPT_BODY_BYTES, MAX_INTERCEPTS } from '../../src/core/schema/intercept-params.js';
 import { matchesGlob } from '../../plugins/shared/url-glob.js';
 
 const url = 'https://example.com/';
-const refusal = (raw: Record<string, unknown>): unknown => {
-  try {
-    parseCaptureParams({ url, ...raw });
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a refusal');
-};
 
 describe('intercept', () => {
   it('takes rules as an array or a JSON string', () => {

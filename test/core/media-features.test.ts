@@ -1,15 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseCaptureParams } from '../../src/core/schema/capture-params.js';
+import { refusal } from '../helpers/refusal.js';
 
 const url = 'https://example.com/';
-const refusal = (raw: Record<string, unknown>): unknown => {
-  try {
-    parseCaptureParams({ url, ...raw });
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a refusal');
-};
 
 describe('media_features', () => {
   it('takes name:value pairs, or a JSON object of them', () => {

@@ -1,15 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseCaptureParams } from '../../src/core/schema/capture-params.js';
+import { refusal } from '../helpers/refusal.js';
 
 const url = 'https://example.com/';
-const refusal = (raw: Record<string, unknown>): unknown => {
-  try {
-    parseCaptureParams({ url, ...raw });
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a refusal');
-};
 
 describe('mask and mask_color', () => {
   it('takes selectors and a hex colour', () => {
