@@ -113,7 +113,7 @@ async function loadsSettled(ctx: CaptureContext, loads: InflightTracker): Promis
   await bestEffort(
     async (signal) => {
       await ctx.page.evaluate(async () => {
-        void document.documentElement.offsetHeight;
+        void document.documentElement?.offsetHeight;
         await document.fonts.ready;
       });
       await loads.waitForIdle(0, 0, signal);

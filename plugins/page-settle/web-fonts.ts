@@ -18,7 +18,8 @@ export async function webFontsLoaded(cdp: CDPSession, signal: AbortSignal): Prom
       evaluateInPage(
         cdp,
         () => {
-          void document.documentElement.offsetHeight;
+          // Between two documents (a meta refresh) there is none to lay out.
+          void document.documentElement?.offsetHeight;
           return document.fonts.status === 'loaded';
         },
         undefined,

@@ -27,7 +27,7 @@ export async function settleRendering(cdp: CDPSession, budgetMs: number, { frame
         if (focused instanceof HTMLElement || focused instanceof SVGElement) focused.style.setProperty('caret-color', 'transparent', 'important');
       }
       const settled = (async () => {
-        void document.documentElement.offsetHeight;
+        void document.documentElement?.offsetHeight;
         await document.fonts.ready;
         if (waitForFrame) await new Promise((resolve) => requestAnimationFrame(resolve));
       })();
