@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import sharp from 'sharp';
 import { ROOT } from './docs-pages.js';
+import { invoiceXml } from './invoice-xml.js';
 
 /**
  * What the docs' examples take for granted, on loopback: a page standing in for the public web
@@ -67,6 +68,7 @@ export async function readerDirectory(dir: string, web: string): Promise<void> {
   await writeFile(path.join(dir, 'notes.md'), '# Notes\n\n- [x] written\n- [ ] read\n\n| a | b |\n|---|---|\n| 1 | 2 |\n');
   await writeFile(path.join(dir, 'index.html'), '<!doctype html><link rel="stylesheet" href="css/style.css"><h1>Report</h1><img src="images/logo.png" alt="logo">');
   await writeFile(path.join(dir, 'style.css'), 'h1 { color: #246 }');
+  await writeFile(path.join(dir, 'factur-x.xml'), invoiceXml('urn:cen.eu:en16931:2017'));
   await sharp({ create: { width: 64, height: 64, channels: 3, background: '#246' } }).png().toFile(path.join(dir, 'logo.png'));
   await writeFile(path.join(dir, 'shots.yml'), `- output: a.png\n  url: ${web}/\n- output: b.png\n  url: ${web}/pricing\n  width: 800\n  height: 600\n`);
   await copyFile(path.join(ROOT, 'README.md'), path.join(dir, 'README.md'));

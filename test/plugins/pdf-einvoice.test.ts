@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CaptureEngine } from '../../src/index.js';
 import { createTestEngine } from '../helpers/engine.js';
+import { invoiceXml } from '../helpers/invoice-xml.js';
 
 /** pdf_einvoice on real Chromium, Ghostscript and pdf-lib, read back with poppler and qpdf. */
 let engine: CaptureEngine;
@@ -19,13 +20,6 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-/** A CII invoice reduced to what names its profile (the engine does not validate the invoice itself). */
-const invoiceXml = (guideline: string): string => `<?xml version="1.0" encoding="UTF-8"?>
-<rsm:CrossIndustryInvoice xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100" xmlns:ram="urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:100">
-  <rsm:ExchangedDocumentContext><ram:GuidelineSpecifiedDocumentContextParameter><ram:ID>${guideline}</ram:ID></ram:GuidelineSpecifiedDocumentContextParameter></rsm:ExchangedDocumentContext>
-  <rsm:ExchangedDocument><ram:ID>RE-2026-0042</ram:ID><ram:TypeCode>380</ram:TypeCode></rsm:ExchangedDocument>
-</rsm:CrossIndustryInvoice>
-`;
 const PAGE = '<!doctype html><html lang="de"><head><title>Invoice 42</title></head><body><h1>Invoice RE-2026-0042</h1><p>Total 119.00 EUR</p></body></html>';
 
 const capture = (params: Record<string, unknown>, files: { name: string; content: string }[]): Promise<Buffer> =>
