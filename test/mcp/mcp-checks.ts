@@ -77,8 +77,8 @@ export async function expectMarkdown(client: Client, url: string): Promise<void>
   const result = (await client.callTool({ name: 'markdown', arguments: { url } })) as CallToolResult;
   expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
   const [text, link] = result.content;
-  // The page's title leads, its own h1 under it (the markdown format's main-content reading).
-  expect(text?.type === 'text' ? text.text : '').toBe('# Tea\n\n## Green tea\n\nSteep it for **two** minutes.\n\n-   Sencha\n-   Matcha\n');
+  // The article's own h1 leads, as the markdown format's main-content reading keeps it.
+  expect(text?.type === 'text' ? text.text : '').toBe('# Green tea\n\nSteep it for **two** minutes.\n\n-   Sencha\n-   Matcha\n');
   expect(link).toMatchObject({ type: 'resource_link', mimeType: expect.stringMatching(/^text\/markdown/) });
 }
 

@@ -98,7 +98,7 @@ describe('the playground', () => {
     expect(unlabelled).toEqual([]);
     for (const name of properties) expect(await page.getByLabel(name, { exact: true }).count(), name).toBe(1);
     await expect(page.locator('[data-param="viewport_width"] .range').textContent()).resolves.toBe('integer 100–7680, default 1920');
-    await expect(page.locator('[data-param="format"] select option').allTextContents()).resolves.toEqual(['png', 'jpg', 'webp', 'avif', 'pdf', 'mp4', 'webm', 'gif']);
+    await expect(page.locator('[data-param="format"] select option').allTextContents()).resolves.toEqual(['png', 'jpg', 'webp', 'avif', 'pdf', 'mp4', 'webm', 'gif', 'markdown', 'html', 'text', 'links', 'metadata', 'aria', 'scrape']);
     const headers = (await page.request.get(`${service.origin}/`)).headers();
     expect(headers['content-security-policy']).toContain("frame-ancestors 'none'");
     await context.close();
