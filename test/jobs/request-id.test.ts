@@ -1,9 +1,8 @@
-import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
-import { isBuilt, killLeftoverBuiltProcesses, sharedStorageDir, startBuiltService, startBuiltWorker, type BuiltProcess, type BuiltService } from '../helpers/built-service.js';
-import { startRedis, type TestRedis } from '../helpers/redis-server.js';
+import type { WebhookReceiver } from '../helpers/webhook-receiver.js';
+import type { FixtureServer } from '../helpers/fixture-server.js';
+import { isBuilt, killLeftoverBuiltProcesses, type BuiltService } from '../helpers/built-service.js';
+import { startTracedWorld, type TracedWorld } from '../helpers/traced-world.js';
 import { until } from '../helpers/wait.js';
 
 afterAll(killLeftoverBuiltProcesses);
@@ -16,40 +15,16 @@ afterAll(killLeftoverBuiltProcesses);
 const KEY = 'ce_reqid_pro_0123456789abcdefghijk';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 let fixtures: FixtureServer;
-let redis: TestRedis;
-let storageDir: string;
 let service: BuiltService;
-let worker: BuiltProcess;
 /** Receives the webhooks and the OTLP exports (`/v1/traces`). */
 let receiver: WebhookReceiver;
+let world: TracedWorld | undefined;
 
 beforeAll(async () => {
-  fixtures = await startFixtureServer();
-  receiver = await startWebhookReceiver();
-  redis = await startRedis();
-  let tempDir: string;
-  ({ storageDir, tempDir } = await sharedStorageDir('capture-reqid-'));
-  const env = {
-    TMPDIR: tempDir,
-    CAPTURE_REDIS_URL: redis.url,
-    CAPTURE_API_KEYS: `${KEY}:PRO`,
-    CAPTURE_ALLOW_ADDRESSES: [new URL(fixtures.url('/')).port, receiver.port].map((port) => `127.0.0.1:${port}`).join(','),
-    CAPTURE_STORAGE_DIR: storageDir,
-    CAPTURE_WEBHOOK_SECRET: 'reqid-webhook-secret',
-    CAPTURE_LOG_LEVEL: 'info',
-    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`,
-    OTEL_SERVICE_NAME: 'capture-engine-test',
-    OTEL_BSP_SCHEDULE_DELAY: '100',
-  };
-  if (!isBuilt()) return;
-  [service, worker] = await Promise.all([startBuiltService('node', env), startBuiltWorker(env)]);
+  world = await startTracedWorld({ key: KEY, name: 'reqid', logLevel: 'info' });
+  ({ fixtures, receiver, service } = world);
 }, 60_000);
-afterAll(async () => {
-  await Promise.all([service?.stop(), worker?.stop()]);
-  await receiver?.close();
-  await Promise.all([redis?.stop(), fixtures?.close()]);
-  await rm(storageDir, { recursive: true, force: true });
-});
+afterAll(() => world?.stop());
 
 const capture = (query: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> =>
   fetch(`${service.origin}/api/v1/capture?${new URLSearchParams({ url: fixtures.url('/solid?color=%2300ff00'), viewport_width: '200', viewport_height: '120', ...query })}`, { headers: { 'X-API-Key': KEY, ...headers } });
