@@ -5,7 +5,7 @@ import { FORMATS, type CaptureFormat } from './schema/formats.js';
 import type { EncodedOutput, PageMetadata, StoredOutput } from './plugin-api.js';
 import type { PhaseTimings } from './phases.js';
 import type { UploadOutcome } from './ports.js';
-import type { CaptureDiagnostics } from './diagnostics.js';
+import type { CaptureDiagnostics, Sidecar } from './diagnostics.js';
 
 /** What `engine.capture()` returns. Images live in memory; videos in a temporary file until disposed. */
 export interface CaptureResult {
@@ -34,6 +34,8 @@ export interface CaptureResult {
   diagnostics?: CaptureDiagnostics;
   /** Files stored beside the output (`har`), by name: where each is served and its storage key. */
   sidecars?: Record<string, { key: string; url: string }>;
+  /** The files taken beside the output (`outputs=`, `har`), stored or not: the result cache keeps them. */
+  sidecarFiles?: Sidecar[];
   /** With `upload_url`: the file was PUT there; the storage's status and the tries it took. */
   upload?: UploadOutcome;
   /** The bytes, for images and what the page says (videos: use `stream()` or `buffer()`). */
@@ -56,9 +58,10 @@ export interface RunOutcome {
   incomplete: string[];
   timings: PhaseTimings;
   diagnostics?: CaptureDiagnostics;
+  sidecars: Sidecar[];
 }
 
-export function toCaptureResult(id: string, { output, stored, metadata, incomplete, timings, diagnostics }: RunOutcome, onDispose: () => void): CaptureResult {
+export function toCaptureResult(id: string, { output, stored, metadata, incomplete, timings, diagnostics, sidecars }: RunOutcome, onDispose: () => void): CaptureResult {
   const { data, path } = output;
   let disposed = false;
   return {
@@ -77,6 +80,7 @@ export function toCaptureResult(id: string, { output, stored, metadata, incomple
     timings,
     ...(diagnostics ? { diagnostics } : {}),
     ...(stored?.sidecars ? { sidecars: stored.sidecars } : {}),
+    ...(sidecars.length > 0 ? { sidecarFiles: sidecars } : {}),
     data,
     ...(FORMATS[output.format].kind === 'content' && data ? { text: data.toString('utf8') } : {}),
     path,

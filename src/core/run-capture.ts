@@ -96,7 +96,7 @@ export async function runCapture({ id, params, document, deadline, lease, pipeli
     }
     if (!ctx.output) throw captureErrors.internal(`No stage produced a ${FORMATS[params.format].extension} output`);
     handedOver = true;
-    return { output: ctx.output, stored: ctx.stored, metadata: ctx.metadata, incomplete: ctx.incomplete, timings, diagnostics: ctx.diagnostics };
+    return { output: ctx.output, stored: ctx.stored, metadata: ctx.metadata, incomplete: ctx.incomplete, timings, diagnostics: ctx.diagnostics, sidecars: ctx.sidecars };
   } finally {
     const challenge = ctx.state.get(BOT_CHALLENGE);
     if (challenge) tell(() => observer?.botChallenge?.(challenge.vendor, challenge.outcome));

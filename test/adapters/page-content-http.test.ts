@@ -17,13 +17,15 @@ let fixtures: FixtureServer;
 let dir: string;
 let service: BuiltService;
 let account: Account;
+/** Another tenant, for what one key's cached files are to another. */
+let other: Account;
 
 beforeAll(async () => {
   if (!isBuilt()) return;
   fixtures = await startFixtureServer(CONTENT_ROUTES);
   dir = mkdtempSync(path.join(inject('testTempRoot'), 'page-content-http-'));
   const keys = keysCli(path.join(dir, 'keys.json'));
-  account = await keys.createKey('PRO');
+  [account, other] = await Promise.all([keys.createKey('PRO'), keys.createKey('PRO')]);
   service = await startBuiltService('node', { CAPTURE_KEYS_FILE: path.join(dir, 'keys.json'), CAPTURE_ALLOW_PRIVATE_NETWORKS: 'true', CAPTURE_LOG_LEVEL: 'warn' }, ['--storage-dir', path.join(dir, 'files')]);
 });
 afterAll(async () => {
@@ -100,6 +102,26 @@ describe.skipIf(!isBuilt())('what a settled page says, over HTTP (npm start)', (
     expect([second.status, second.headers.get('x-cache')]).toEqual([200, 'HIT']);
     expect(await second.text()).toBe(text);
     expect(fixtures.hits('/constructs') - before).toBe(1);
+  });
+
+  it('outputs= with cache=true caches the sidecars with the png: the second request is X-Cache: HIT with the same files, from one navigation; another key reads none of them', async () => {
+    const params = { url: fixtures.url('/links'), viewport_width: '300', viewport_height: '200', outputs: 'markdown,links', response_type: 'json', cache: 'true' };
+    const before = fixtures.hits('/links');
+    const first = await capture(params);
+    const firstBody = (await first.json()) as Record<'url' | 'markdown_url' | 'links_url', string>;
+    expect([first.status, first.headers.get('x-cache')], JSON.stringify(firstBody)).toEqual([200, 'MISS']);
+    const second = await capture(params);
+    expect([second.status, second.headers.get('x-cache')]).toEqual([200, 'HIT']);
+    const secondBody = (await second.json()) as typeof firstBody;
+    expect([secondBody.url, secondBody.markdown_url, secondBody.links_url]).toEqual([firstBody.url, firstBody.markdown_url, firstBody.links_url]);
+    expect(fixtures.hits('/links') - before).toBe(1);
+    expect(await (await file(secondBody.links_url)).json()).toEqual({ links: expectedLinks(fixtures.origin) });
+    expect((await file(secondBody.markdown_url)).headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+    // Cached files are their owner's: another key, or none, gets a 404 for each.
+    for (const url of [secondBody.url, secondBody.markdown_url, secondBody.links_url]) {
+      const statuses = [(await fetch(new URL(url, service.origin), { headers: { 'X-API-Key': other.key } })).status, (await fetch(new URL(url, service.origin))).status];
+      expect(statuses, url).toEqual([404, 404]);
+    }
   });
 
   it('the typed client answers each format typed: Markdown as text, links and metadata as their JSON', async () => {

@@ -147,7 +147,6 @@ describe('what a settled page says (library)', () => {
     await expect(refused({ format: 'scrape', scrape: 'not json' })).rejects.toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'scrape' } });
     await expect(refused({ format: 'markdown', selector: 'main' })).rejects.toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['selector', 'format'] } });
     await expect(refused({ outputs: 'markdown,pdfs', response_type: 'json' })).rejects.toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'outputs' } });
-    await expect(refused({ outputs: 'markdown', response_type: 'json', cache: true })).rejects.toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['outputs', 'cache'] } });
     await expect(refused({ outputs: 'markdown' })).rejects.toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['outputs', 'response_type'] } });
     await expect(refused({ format: 'mp4', outputs: 'links', response_type: 'json' })).rejects.toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['outputs', 'format'] } });
     await expect(refused({ format: 'markdown', scenario: 'scroll' })).rejects.toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['format', 'scenario'] } });

@@ -32,7 +32,7 @@ export const OUTPUT_PROPERTIES = {
     Type.String({
       minLength: 1,
       maxLength: 128,
-      description: `Comma-separated outputs stored beside the main file from the same render (one navigation): ${CONTENT_FORMATS.join(', ')}. Answered as \`<name>_url\` with response_type=json (or async=true).`,
+      description: `Comma-separated outputs stored beside the main file from the same render (one navigation): ${CONTENT_FORMATS.join(', ')}. Answered as \`<name>_url\` with response_type=json (or async=true); with cache=true they are cached with the file.`,
     }),
   ),
 } as const;
@@ -81,9 +81,8 @@ export function checkOutputCombinations(given: Given, missing: (name: 'scrape', 
   const produced = new Set<string>([format, ...sidecars]);
   if (sidecars.length > 0) {
     if (isVideoFormat(format) || isContentFormat(format)) throw incompatible(`outputs are stored beside an image or a pdf, not beside format '${format}'`, ['outputs', 'format']);
-    if (given.get('response_type') !== 'json' && given.get('async') !== true) throw incompatible('outputs are answered as <name>_url in the JSON result: add response_type=json (or async=true)', ['outputs', 'response_type']);
-    // A cache entry holds one file: its sidecars would be missing from every later answer.
-    if (given.get('cache') === true) throw incompatible('outputs are stored beside this capture and are not cached: add cache=false', ['outputs', 'cache']);
+    // A cached entry keeps its sidecars whatever the answer: response_type=json of the same request lists them.
+    if (given.get('response_type') !== 'json' && given.get('async') !== true && given.get('cache') !== true) throw incompatible('outputs are answered as <name>_url in the JSON result: add response_type=json (or async=true)', ['outputs', 'response_type']);
   }
   if (produced.has('scrape') && !given.has('scrape')) throw missing('scrape', "format=scrape or outputs=scrape needs scrape: a JSON list of { \"selector\", \"attributes\"? }");
   const needs: [string, string[]][] = [

@@ -21,6 +21,8 @@ export interface CacheEntry {
   staleUntil: number;
   clippedFrom?: number;
   page?: PageMetadata;
+  /** The files taken beside it (`outputs=`), by name: their keys in the storage, stored as long as the file. */
+  sidecars?: Record<string, string>;
 }
 
 /**

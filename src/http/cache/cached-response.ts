@@ -34,10 +34,11 @@ export function cachedFileResponse({ outcome, entry, body }: CachedFile, request
   return { status: 200, headers, body: Buffer.isBuffer(body) ? body : body() };
 }
 
-/** `response_type=json` of a cached capture: where its file is served, as for any stored capture. */
+/** `response_type=json` of a cached capture: where its file and sidecars are served, as for any stored capture. */
 export function cachedJsonResponse({ outcome, entry }: CachedFile, headers: Record<string, string>, fileUrl: (key: string) => string): HttpResponse {
   headers['X-Cache'] = cacheHeader(outcome);
-  return storedCaptureJson(headers, { ...entry, url: fileUrl(entry.storageKey) });
+  const sidecarUrls = entry.sidecars && Object.fromEntries(Object.entries(entry.sidecars).map(([name, key]) => [name, fileUrl(key)]));
+  return storedCaptureJson(headers, { ...entry, url: fileUrl(entry.storageKey), sidecarUrls });
 }
 
 /** Requests that waited for another's capture got no cached answer: to the client, a MISS. */

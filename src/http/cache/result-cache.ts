@@ -38,7 +38,15 @@ export interface ResultCacheSettings {
   log: Logger;
   /** The clock entries age by (tests move it). */
   now: () => number;
+  /** Largest sum of an entry's sidecars' bytes; a capture over it is answered but not cached. */
+  maxSidecarBytes?: number;
 }
+
+/**
+ * Each output is capped in the page (5 M characters, 10,000 links...), and there are seven: this
+ * keeps one entry's files within what one capture of a few outputs makes, whatever the page.
+ */
+export const MAX_CACHED_SIDECAR_BYTES = 32 * 1024 * 1024;
 
 /** Entries larger than this are always streamed from the storage. */
 const LARGEST_IN_MEMORY = 2 * 1024 * 1024;
@@ -143,7 +151,7 @@ export class ResultCache {
   }
 
   private async captureAndStore(key: string, lifetimes: CacheLifetimes, capture: () => Promise<CaptureResult>): Promise<Omit<CachedFile, 'outcome'>> {
-    const { storage, index, now } = this.settings;
+    const { storage, index, now, log } = this.settings;
     const result = await capture();
     try {
       const storageKey = cacheFileKey(lifetimes.owner, result.extension);
@@ -152,6 +160,7 @@ export class ResultCache {
       const staleUntil = expires + lifetimes.staleSeconds * 1000;
       const etag = `"${result.data ? hash('sha256', result.data, 'base64url') : await fileDigest(result.path as string)}"`;
       await storage.put(storageKey, { data: result.data, path: result.path }, { contentType: result.contentType, size: result.size }, { lifetimeMs: staleUntil - created });
+      const sidecars = await this.storeSidecars(result, lifetimes.owner, staleUntil - created);
       const entry: CacheEntry = {
         id: result.id,
         storageKey,
@@ -165,8 +174,10 @@ export class ResultCache {
         staleUntil,
         ...(result.clippedFrom === undefined ? {} : { clippedFrom: result.clippedFrom }),
         ...(result.page === undefined ? {} : { page: result.page }),
+        ...(sidecars === undefined ? {} : { sidecars }),
       };
-      await index.set(key, entry);
+      if (this.holds(result)) await index.set(key, entry);
+      else log.warn({ captureId: result.id, limit: this.maxSidecarBytes }, 'capture not cached: its sidecars are over the limit');
       if (result.data) this.memory?.set(storageKey, result.data);
       const body = result.data ?? (await this.bodyOf(entry));
       if (!body) throw new CaptureError('SERVICE_BUSY', 'The cached capture could not be read back from the storage', { details: { reason: 'storage_unavailable' } });
@@ -174,6 +185,27 @@ export class ResultCache {
     } finally {
       await result.dispose();
     }
+  }
+
+  private get maxSidecarBytes(): number {
+    return this.settings.maxSidecarBytes ?? MAX_CACHED_SIDECAR_BYTES;
+  }
+
+  /** Whether an entry may keep what this capture made. */
+  private holds(result: CaptureResult): boolean {
+    return (result.sidecarFiles ?? []).reduce((sum, { data }) => sum + data.length, 0) <= this.maxSidecarBytes;
+  }
+
+  /** The sidecars under the owner's cache keys, kept as long as the entry's file; their keys by name. */
+  private async storeSidecars(result: CaptureResult, owner: string, lifetimeMs: number): Promise<Record<string, string> | undefined> {
+    if (!result.sidecarFiles) return undefined;
+    const keys: Record<string, string> = {};
+    for (const { name, extension, contentType, data } of result.sidecarFiles) {
+      const sidecarKey = cacheFileKey(owner, extension);
+      await this.settings.storage.put(sidecarKey, { data }, { contentType, size: data.length }, { lifetimeMs });
+      keys[name] = sidecarKey;
+    }
+    return keys;
   }
 
   /** The entry's bytes, or undefined when the storage no longer has them (expired, swept, lost). */

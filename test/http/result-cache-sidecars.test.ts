@@ -1,0 +1,55 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { ResultCache } from '../../src/http/cache/result-cache.js';
+import { memoryCacheIndex } from '../../src/http/cache/cache-index.js';
+import { toCaptureResult } from '../../src/core/capture-result.js';
+import { createFsStorage } from '../../src/storage/fs-storage.js';
+import { silentLogger } from '../../src/core/telemetry/logger.js';
+import type { Sidecar } from '../../src/core/diagnostics.js';
+
+/** The result cache's bound on what one entry holds beside its file (`outputs=` with `cache=true`). */
+const dir = mkdtempSync(path.join(inject('testTempRoot'), 'result-cache-sidecars-'));
+const storage = createFsStorage({ dir });
+afterAll(async () => {
+  await storage.close?.();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const lifetimes = { owner: 'acct', ttlSeconds: 60, staleSeconds: 0, claimMs: 10_000 };
+const markdown = (bytes: number): Sidecar => ({ name: 'markdown', extension: 'md', contentType: 'text/markdown; charset=utf-8', data: Buffer.alloc(bytes, 'a') });
+
+/** A finished png capture with these sidecars, as the engine hands it over; counts how often it was taken. */
+function capturing(sidecars: Sidecar[]): { capture: () => Promise<ReturnType<typeof toCaptureResult>>; taken: () => number } {
+  let taken = 0;
+  return {
+    capture: async () => {
+      taken += 1;
+      const data = Buffer.from('png bytes');
+      return toCaptureResult(`id${taken}`, { output: { format: 'png', size: data.length, data }, incomplete: [], timings: {}, sidecars }, () => {});
+    },
+    taken: () => taken,
+  };
+}
+
+describe('result cache: sidecars', () => {
+  const cache = new ResultCache({ index: memoryCacheIndex(), storage, memoryBytes: 0, log: silentLogger, now: () => Date.now(), maxSidecarBytes: 1000 });
+
+  it('keeps an entry\'s sidecars under its owner\'s cache keys, and answers them on a hit', async () => {
+    const { capture, taken } = capturing([markdown(1000)]);
+    const first = await cache.answer('within', lifetimes, capture, false);
+    const second = await cache.answer('within', lifetimes, capture, false);
+    expect([first.outcome, second.outcome, taken()]).toEqual(['miss', 'hit', 1]);
+    const key = second.entry.sidecars?.markdown as string;
+    expect(key).toMatch(/^cache\/[\w-]+\.md$/);
+    expect((await storage.get(key))?.size).toBe(1000);
+  });
+
+  it('answers a capture whose sidecars are over the bound, and does not cache it', async () => {
+    const { capture, taken } = capturing([markdown(600), { ...markdown(401), name: 'text', extension: 'txt' }]);
+    const first = await cache.answer('over', lifetimes, capture, false);
+    const second = await cache.answer('over', lifetimes, capture, false);
+    expect([first.outcome, second.outcome, taken()]).toEqual(['miss', 'miss', 2]);
+    expect(Object.keys(first.entry.sidecars ?? {})).toEqual(['markdown', 'text']);
+  });
+});
