@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseCaptureParams } from '../../src/core/schema/capture-params.js';
+import { insetSides } from '../../src/core/schema/shot-params.js';
 import { refusal } from '../helpers/refusal.js';
 
 const url = 'https://example.com/';
@@ -33,7 +34,27 @@ describe('inset', () => {
     expect(parseCaptureParams({ url, selector: 'main', inset: -5 }).inset).toBe(-5);
   });
 
-  it.each([1001, -1001, 1.5])('refuses %s naming inset', (inset) => {
+  it.each([
+    ['10', 10],
+    ['10 -20', [10, -20]],
+    [' 1, 2 ,3 ', [1, 2, 3]],
+    ['1 2 3 4', [1, 2, 3, 4]],
+    [[5, 6], [5, 6]],
+  ])('reads %j as CSS margin values, %j', (inset, read) => {
+    expect(parseCaptureParams({ url, selector: 'main', inset }).inset).toEqual(read);
+  });
+
+  it.each([
+    [[], { top: 0, right: 0, bottom: 0, left: 0 }],
+    [7, { top: 7, right: 7, bottom: 7, left: 7 }],
+    [[1, 2], { top: 1, right: 2, bottom: 1, left: 2 }],
+    [[1, 2, 3], { top: 1, right: 2, bottom: 3, left: 2 }],
+    [[1, 2, 3, 4], { top: 1, right: 2, bottom: 3, left: 4 }],
+  ])('gives %j the sides CSS margin would, %j', (inset, sides) => {
+    expect(insetSides(inset)).toEqual(sides);
+  });
+
+  it.each([1001, -1001, 1.5, '1 2 3 4 5', [1, 2, 3, 4, 5], [], '1 1001', '1px', '1;2', '', [1, 'x']])('refuses %j naming inset', (inset) => {
     expect(refusal({ selector: 'main', inset })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'inset' } });
   });
 

@@ -37,4 +37,16 @@ describe('inset (a clip or element shot shrunk or grown)', () => {
     expect(near((await decode(shot.data as Buffer)).at(40, 40), '#0000ff')).toBe(true);
     await expect(engine.capture({ url: fixtures.url('/plain'), ...clip, inset: 50 })).rejects.toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'inset' } });
   });
+
+  it('takes each side its own inset, in CSS margin order', async () => {
+    // The card (50, 50, 100 x 60): 10 off its top, 20 added right, 5 off its bottom, 30 added left.
+    const shot = await engine.capture({ url: fixtures.url('/plain'), viewport_width: 200, viewport_height: 150, selector: '#card', inset: '10 -20 5 -30' });
+    expect([shot.width, shot.height]).toEqual([150, 45]);
+    const image = await decode(shot.data as Buffer);
+    expect([near(image.at(28, 20), '#ff0000'), near(image.at(32, 0), '#0000ff'), near(image.at(32, 44), '#0000ff'), near(image.at(128, 20), '#0000ff'), near(image.at(133, 20), '#ff0000')]).toEqual([true, true, true, true, true]);
+    // Two values: top and bottom, then left and right; what leaves nothing of one side is refused.
+    const clip = { clip_x: 0, clip_y: 0, clip_width: 100, clip_height: 100 };
+    expect(await engine.capture({ url: fixtures.url('/plain'), viewport_width: 200, viewport_height: 150, ...clip, inset: [10, 40] })).toMatchObject({ width: 20, height: 80 });
+    await expect(engine.capture({ url: fixtures.url('/plain'), ...clip, inset: '0 50' })).rejects.toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'inset' } });
+  });
 });

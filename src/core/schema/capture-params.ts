@@ -9,7 +9,7 @@ import { READINESS_ALLOWED_TEXT, READINESS_CHECKS } from './readiness-params.js'
 import { BLOCKING_ALLOWED_TEXT, BLOCKING_CHECKS } from './blocking-params.js';
 import { ACTION_ALLOWED_TEXT, ACTION_CHECKS, ACTION_READERS } from './action-params.js';
 import { OUTPUT_ALLOWED_TEXT, OUTPUT_CHECKS, OUTPUT_READERS } from './output-params.js';
-import { SHOT_ALLOWED_TEXT } from './shot-params.js';
+import { SHOT_ALLOWED_TEXT, SHOT_READERS } from './shot-params.js';
 import { DOWNLOAD_ALLOWED_TEXT, DOWNLOAD_CHECKS, DOWNLOAD_READERS } from './download-params.js';
 import { PDF_CHECKS } from './pdf-params.js';
 import { HEADER_SCOPE_ALLOWED_TEXT, HEADER_SCOPE_CHECKS } from './header-scope-params.js';
@@ -27,11 +27,15 @@ interface PropertySchema {
   maximum?: number;
   maxLength?: number;
   default?: unknown;
+  anyOf?: PropertySchema[];
 }
+
+/** Whether a parameter may be an array (`inset`'s `[10, 20]`): else an array is the same name given twice. */
+const takesArray = (schema: PropertySchema): boolean => schema.type === 'array' || (schema.anyOf ?? []).some(takesArray);
 
 /** `format=jpeg`, as other screenshot services and MIME types spell it, is `jpg`. */
 const readFormat = (value: unknown): unknown => (typeof value === 'string' && value.toLowerCase() === 'jpeg' ? 'jpg' : value);
-const READERS: Record<string, ((value: unknown) => unknown) | undefined> = { ...PAGE_OPTION_READERS, ...MEDIA_FEATURE_READERS, ...DOWNLOAD_READERS, ...INTERCEPT_READERS, ...DOCUMENT_READERS, ...ACTION_READERS, ...OUTPUT_READERS, format: readFormat };
+const READERS: Record<string, ((value: unknown) => unknown) | undefined> = { ...PAGE_OPTION_READERS, ...SHOT_READERS, ...MEDIA_FEATURE_READERS, ...DOWNLOAD_READERS, ...INTERCEPT_READERS, ...DOCUMENT_READERS, ...ACTION_READERS, ...OUTPUT_READERS, format: readFormat };
 const CHECKS: Record<string, ((value: never) => string | undefined) | undefined> = { ...PAGE_OPTION_CHECKS, ...MEDIA_FEATURE_CHECKS, ...DOWNLOAD_CHECKS, ...PDF_CHECKS, ...HEADER_SCOPE_CHECKS, ...INTERCEPT_CHECKS, ...INJECTION_CHECKS, ...DOCUMENT_CHECKS, ...READINESS_CHECKS, ...BLOCKING_CHECKS, ...ACTION_CHECKS, ...OUTPUT_CHECKS };
 
 const INTEGER = /^-?\d+$/;
@@ -87,7 +91,7 @@ export function parseCaptureParams(raw: Readonly<Record<string, unknown>>): Capt
     if (name === 'hide_selectors' && Array.isArray(value) && value.every((v) => typeof v === 'string')) {
       value = value.join(',');
     }
-    if (Array.isArray(value) && schemaOf(name).type !== 'array') throw invalid(name, 'given more than once');
+    if (Array.isArray(value) && !takesArray(schemaOf(name))) throw invalid(name, 'given more than once');
     if (value === undefined || value === null) continue;
     const schema = CaptureParamsSchema.properties[name] as TSchema & PropertySchema;
     const reader = READERS[name];

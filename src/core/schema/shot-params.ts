@@ -6,6 +6,9 @@ import { IMAGE_FORMATS, isImageFormat, type CaptureFormat } from './formats.js';
 export const DEFAULT_MASK_COLOR = '#FF00FF';
 /** Most boxes one capture paints: `mask=*` on a page of a hundred thousand elements stays one overlay's work. */
 export const MAX_MASKED_ELEMENTS = 1_000;
+/** Most CSS px one side of `inset` takes off (or, negative, adds). */
+const MAX_INSET = 1000;
+const INSET_PX = Type.Integer({ minimum: -MAX_INSET, maximum: MAX_INSET });
 const HEX_COLOR = '^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$';
 
 /**
@@ -22,17 +25,41 @@ export const SHOT_PROPERTIES = {
   ),
   mask_color: Type.Optional(Type.String({ pattern: HEX_COLOR, maxLength: 9, description: `With mask: the colour of the boxes, \`#rgb\`, \`#rgba\`, \`#rrggbb\` or \`#rrggbbaa\`. Default ${DEFAULT_MASK_COLOR}, as Playwright's.` })),
   inset: Type.Optional(
-    Type.Integer({
-      minimum: -1000,
-      maximum: 1000,
-      description: 'With selector or clip_*: CSS px taken off each side of the region (a negative value adds that much page around it, but not past its top and left edges), after padding.',
+    Type.Union([INSET_PX, Type.Array(INSET_PX, { minItems: 1, maxItems: 4 })], {
+      description:
+        'With selector or clip_*: CSS px taken off the sides of the region, after padding (a negative value adds that much page around it, but not past its top and left edges). One to four values as CSS `margin` takes them: `10` every side, `10 20` top and bottom then left and right, `10 20 30` top, left and right, bottom, `10 20 30 40` top, right, bottom, left (spaces or commas; a JSON array too).',
     }),
   ),
 };
 
 export const SHOT_ALLOWED_TEXT: Partial<Record<keyof typeof SHOT_PROPERTIES, string>> = {
   mask_color: 'a hex colour: #rgb, #rgba, #rrggbb or #rrggbbaa',
+  inset: `1 to 4 integers -${MAX_INSET}..${MAX_INSET} (CSS px: all sides; top/bottom and left/right; top, left/right, bottom; top, right, bottom, left)`,
 };
+
+/** `inset` as a query or form carries it: `10`, `10 20` or `10,20,30,40`; undefined when it is none of these. */
+export const SHOT_READERS = {
+  inset: (value: unknown): unknown => {
+    if (typeof value !== 'string') return value;
+    const parts = value.trim().split(/\s*,\s*|\s+/);
+    if (!parts.every((part) => /^-?\d{1,5}$/.test(part))) return undefined;
+    const numbers = parts.map(Number);
+    return numbers.length === 1 ? numbers[0] : numbers;
+  },
+};
+
+export interface InsetSides {
+  top: number;
+  right: number;
+  bottom: number;
+  left: number;
+}
+
+/** The px off each side that `inset`'s one to four values say, in CSS `margin`'s order. */
+export function insetSides(inset: number | number[]): InsetSides {
+  const [top = 0, right = top, bottom = top, left = right] = typeof inset === 'number' ? [inset] : inset;
+  return { top, right, bottom, left };
+}
 
 function incompatible(message: string, params: string[]): CaptureError {
   return new CaptureError('INCOMPATIBLE_PARAMETERS', message, { details: { params } });
