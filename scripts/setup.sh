@@ -24,10 +24,13 @@ command -v go >/dev/null 2>&1 || missing+=(golang-go)
 [ -d /usr/share/gocode/src/sigs.k8s.io/yaml ] || missing+=(golang-k8s-sigs-yaml-dev)
 # EasyList and EasyPrivacy for offline ad blocking ship with Debian's uBlock Origin package.
 [ -d /usr/share/chromium/extensions/ublock-origin ] || [ -d /usr/share/webext/ublock-origin ] || missing+=(webext-ublock-origin-chromium)
-fc-list 2>/dev/null | grep -qi 'dejavu\|liberation' || missing+=(fonts-dejavu-core fonts-liberation)
+# Read once into a variable: `fc-list | grep -q` fails under pipefail whenever grep quits before
+# fc-list has written everything (SIGPIPE), and the fonts were installed again on every run.
+fonts=$(fc-list 2>/dev/null || true)
+grep -qi 'dejavu\|liberation' <<<"$fonts" || missing+=(fonts-dejavu-core fonts-liberation)
 # Emoji and CJK text render as empty boxes without fonts that have their glyphs.
-fc-list 2>/dev/null | grep -qi 'Noto Color Emoji' || missing+=(fonts-noto-color-emoji)
-fc-list 2>/dev/null | grep -qi 'Noto Sans CJK' || missing+=(fonts-noto-cjk)
+grep -qi 'Noto Color Emoji' <<<"$fonts" || missing+=(fonts-noto-color-emoji)
+grep -qi 'Noto Sans CJK' <<<"$fonts" || missing+=(fonts-noto-cjk)
 
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing system packages: ${missing[*]}"
@@ -42,6 +45,18 @@ if [ "$(id -u)" -eq 0 ] && ! id capture-browser >/dev/null 2>&1; then
   useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin capture-browser
 fi
 
+# Downloads that need nothing npm ci installs run meanwhile, each with its log shown once it is done:
+# Node 22, 24 and 26 besides this machine's, which `npm test` also runs on (scripts/node-lines.mjs):
+# official binaries from the npm registry's `node` package in .node-lines/, each installed once;
+# real documentation pages the fidelity tests capture (downloaded, unpacked, never installed).
+logs=$(mktemp -d)
+# A failed step leaves no download running behind it.
+trap 'jobs -p | xargs -r kill 2>/dev/null; rm -rf "$logs"' EXIT
+node scripts/node-lines.mjs install >"$logs/node-lines" 2>&1 &
+node_lines=$!
+bash scripts/fetch-real-pages.sh nodejs-doc pdfjs=libjs-pdf,pdf.js-common >"$logs/real-pages" 2>&1 &
+real_pages=$!
+
 # Never download a browser: the system Chromium is used.
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 # `npm ci` installs exactly what package-lock.json records and never rewrites it, so a fresh clone
@@ -49,10 +64,12 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 # because package.json "overrides" pins rollup and unrs-resolver to versions whose platform
 # packages the registry mirror holds for every platform.
 npm ci --no-audit --no-fund
-npm run build
-# Node 22, 24 and 26 besides this machine's, which `npm test` also runs on (scripts/node-lines.mjs):
-# official binaries from the npm registry's `node` package in .node-lines/, each installed once.
-node scripts/node-lines.mjs install
-# Real documentation pages the fidelity tests capture (downloaded, unpacked, never installed).
-bash scripts/fetch-real-pages.sh nodejs-doc pdfjs=libjs-pdf,pdf.js-common
+# The build `npm test` then uses as it is (scripts/build-once.mjs), unless something changed since.
+node scripts/build-once.mjs
+for job in node-lines:$node_lines real-pages:$real_pages; do
+  status=0
+  wait "${job#*:}" || status=$?
+  cat "$logs/${job%%:*}"
+  [ "$status" -eq 0 ] || { echo "setup: ${job%%:*} failed ($status)" >&2; exit "$status"; }
+done
 echo "setup: done ($(chromium --version 2>/dev/null || echo chromium), $(ffmpeg -version 2>/dev/null | head -1 | cut -d' ' -f1-3))"
