@@ -13,6 +13,7 @@ const UNIT = [
   'test/egress/egress-url.test.ts',
   'test/egress/egress-proxy-raw.test.ts',
   'test/egress/outbound-guard.test.ts',
+  'test/egress/robots-txt.test.ts',
   'test/storage/storage-fs.test.ts',
   'test/storage/s3-env.test.ts',
   'test/storage/s3-parts.test.ts',

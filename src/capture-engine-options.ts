@@ -16,6 +16,13 @@ export interface CaptureEngineOptions {
   executablePath?: string;
   /** Extra Chromium flags. @default [] */
   browserArgs?: string[];
+  /**
+   * The User-Agent the browser sends when a capture names none (a capture's `user_agent` wins).
+   * @default Chromium's own, then `capture-engine/<version>`, then `(+operatorUrl)` (docs/bot-walls.md); env CAPTURE_USER_AGENT
+   */
+  userAgent?: string;
+  /** Where a site learns who runs this service and how to reach them: appended to the default User-Agent as `(+url)`. @default env CAPTURE_OPERATOR_URL */
+  operatorUrl?: string;
   /** Use a remote browser instead of launching one. @example 'ws://browsers.internal:3000/playwright' */
   connectEndpoint?: string;
   /** Captures running at once. @default 2 × the machine's cores */

@@ -16,6 +16,7 @@ import { defaultPlugins } from '../plugins/index.js';
 import type { CaptureEngineOptions } from './capture-engine-options.js';
 import { allowAddressOption } from './egress/allowed-addresses.js';
 import { loadWebBotAuth } from './core/web-bot-auth.js';
+import { checkUserAgentOptions, engineUserAgent } from './core/identity.js';
 
 /** The allow list `CAPTURE_ALLOW_ADDRESSES` and the `allowAddress` option take, as the guard's function. */
 export { allowedAddresses } from './egress/allowed-addresses.js';
@@ -30,11 +31,13 @@ export async function createCaptureEngine(options: CaptureEngineOptions = {}): P
   const log = options.log ?? consoleLogger();
   const concurrency = positive(options.concurrency ?? DEFAULTS.concurrency, 'concurrency');
   const executablePath = options.connectEndpoint ? (options.executablePath ?? '') : findChromium(options.executablePath);
+  const identity = checkUserAgentOptions(options);
+  const userAgent = (chromium: string): string => engineUserAgent(chromium, identity);
   await mkdir(tempDir, { recursive: true });
   const egress = await createCaptureEgress({ allowPrivateNetworks: options.allowPrivateNetworks ?? false, resolver: options.resolver, allowAddress: allowAddressOption(options.allowAddress), proxies: options.proxies, urlLists: { allow: options.urlAllowList, deny: options.urlDenyList } });
   const webBotAuth = options.webBotAuth && (await loadWebBotAuth(options.webBotAuth));
   const engine = await CaptureEngine.create({
-    pool: enginePool(options, egress, { tempDir, log, concurrency, executablePath }),
+    pool: enginePool(options, egress, { tempDir, log, concurrency, executablePath, userAgent }),
     egress,
     storage:
       options.storage ??
@@ -65,7 +68,7 @@ export async function createCaptureEngine(options: CaptureEngineOptions = {}): P
   return engine;
 }
 
-type ResolvedOptions = { tempDir: string; log: CaptureEngine['options']['log']; concurrency: number; executablePath: string };
+type ResolvedOptions = { tempDir: string; log: CaptureEngine['options']['log']; concurrency: number; executablePath: string; userAgent: (chromium: string) => string };
 
 /** The browser pool, with a video browser beside it when videos are drawn frame by frame. */
 function enginePool(options: CaptureEngineOptions, egress: CaptureEgress, resolved: ResolvedOptions): ContextPool {
@@ -105,6 +108,7 @@ function browserPool(options: CaptureEngineOptions, egress: CaptureEgress, resol
           intervalMs: DEFAULTS.watchdogIntervalMs,
         },
     log: resolved.log,
+    userAgent: resolved.userAgent,
     ...overrides,
   });
 }

@@ -76,7 +76,8 @@ async function emulate(ctx: CaptureContext): Promise<void> {
     });
   }
   if (params.user_agent !== undefined || params.locale !== undefined) {
-    const userAgent = params.user_agent ?? (await cdp.send('Browser.getVersion')).userAgent;
+    // The context's own (the engine's, capture-engine/<version> included) when only the locale changes.
+    const userAgent = params.user_agent ?? (await page.evaluate(() => navigator.userAgent));
     await cdp.send('Emulation.setUserAgentOverride', { userAgent, ...(params.locale ? { acceptLanguage: params.locale } : {}) });
   }
   if (params.locale !== undefined) await cdp.send('Emulation.setLocaleOverride', { locale: params.locale });

@@ -18,6 +18,8 @@ export interface Generation {
   pid?: number;
   /** Its processes hold more memory than the engine allows: it serves no more contexts and drains. */
   overMemory: boolean;
+  /** The User-Agent its contexts are opened with, when the engine sets one. */
+  userAgent?: string;
 }
 
 export interface GenerationOptions extends LaunchOptions {
@@ -93,7 +95,15 @@ export class BrowserGenerations {
     if (this.closed) throw captureErrors.shuttingDown();
     const { browser, dispose, pid } = await launchBrowser(this.options);
     this.launches++;
-    const generation: Generation = { browser, dispose, pid, captures: 0, open: 0, retired: false, overMemory: false };
+    let userAgent: string | undefined;
+    try {
+      userAgent = this.options.userAgent?.(await chromiumUserAgent(browser));
+    } catch (error) {
+      if (!(await settlesWithin(browser.close(), CLOSE_TIMEOUT_MS)) && pid !== undefined) killTree(pid);
+      await dispose();
+      throw error;
+    }
+    const generation: Generation = { browser, dispose, pid, captures: 0, open: 0, retired: false, overMemory: false, userAgent };
     this.live.add(generation);
     browser.on('disconnected', () => {
       this.live.delete(generation);
@@ -118,5 +128,15 @@ export class BrowserGenerations {
     await this.launching?.catch(() => undefined);
     this.current = undefined;
     await Promise.all([...this.live].map((generation) => this.shutDown(generation)));
+  }
+}
+
+/** Chromium's own User-Agent (the headless shell's says HeadlessChrome), asked of the browser itself. */
+async function chromiumUserAgent(browser: Browser): Promise<string> {
+  const session = await browser.newBrowserCDPSession();
+  try {
+    return (await session.send('Browser.getVersion')).userAgent;
+  } finally {
+    await session.detach().catch(() => undefined);
   }
 }

@@ -23,6 +23,8 @@ export interface LaunchOptions {
   identity: BrowserIdentity;
   /** V8's heap limit in each renderer (MB): a page past it crashes its own tab, not the machine. */
   rendererHeapMb?: number;
+  /** The User-Agent of the browser's contexts, made from Chromium's own (absent: Chromium's as it is). */
+  userAgent?: (chromium: string) => string;
   log: Logger;
 }
 

@@ -18,7 +18,11 @@ export function baseOptions(allowPrivate: boolean | undefined, storageDir: strin
     allowAddress: parseAllowedAddresses(process.env.CAPTURE_ALLOW_ADDRESSES),
     urlAllowList: process.env.CAPTURE_URL_ALLOW_LIST,
     urlDenyList: process.env.CAPTURE_URL_DENY_LIST,
+    // An unknown value stops the start: createCaptureEngine refuses it by the option's name.
+    videoClock: (process.env.CAPTURE_VIDEO_CLOCK || undefined) as CaptureEngineOptions['videoClock'],
     webBotAuth: webBotAuthFromEnv(),
+    userAgent: process.env.CAPTURE_USER_AGENT || undefined,
+    operatorUrl: process.env.CAPTURE_OPERATOR_URL || undefined,
   };
 }
 

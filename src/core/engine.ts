@@ -152,7 +152,8 @@ export class CaptureEngine {
     try {
       // Refused addresses answer before anything costly: a queue slot, a browser context, or the
       // conversion of a document (a capture made to fail after it would be heavy work for free).
-      if (params.url !== undefined) await abortable(this.egress.checkTarget(params.url), deadline.signal);
+      const target = params.url === undefined ? undefined : await abortable(this.egress.checkTarget(params.url), deadline.signal);
+      if (target && params.robots_txt === 'respect') await abortable(this.egress.checkRobots(target), deadline.signal);
       for (const url of loadedUrls(params)) await abortable(this.egress.checkTarget(url), deadline.signal);
       const proxy = params.proxy === undefined ? undefined : await abortable(this.egress.checkProxy(params.proxy), deadline.signal);
       const uploadTo = params.upload_url === undefined ? undefined : await abortable(this.egress.checkUpload(params.upload_url), deadline.signal);

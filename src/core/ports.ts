@@ -132,6 +132,8 @@ export interface EgressGuard {
   refusesUrl?(url: string): boolean;
   /** GETs a caller's file (`download_from`) through the guard, at most `maxBytes`; throws URL_NOT_ALLOWED, CAPTURE_FAILED or PAYLOAD_TOO_LARGE. */
   download?(url: string, options: { headers?: Readonly<Record<string, string>>; maxBytes: number; signal: AbortSignal }): Promise<Buffer>;
+  /** `robots_txt=respect`: resolves when the target's robots.txt lets the engine capture `url`; throws URL_NOT_ALLOWED (reason robots_txt) or SERVICE_BUSY. */
+  checkRobots(url: URL): Promise<void>;
   /** Parses and checks an `upload_url` like a target (allowed addresses included); throws INVALID_PARAMETER or URL_NOT_ALLOWED. */
   checkUpload(raw: string): Promise<URL>;
   /** PUTs a finished file to a checked `upload_url`, with retries; throws UPLOAD_FAILED. */

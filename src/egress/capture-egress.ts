@@ -11,6 +11,7 @@ import { namedProxies, resolveOutboundProxy } from './outbound-proxy.js';
 import { compileUrlLists, type UrlListOptions } from './url-lists.js';
 import { downloadFile } from './download-file.js';
 import { captureErrors } from '../core/errors/factories.js';
+import { createRobotsRules, type RobotsLimits } from './robots-rules.js';
 
 export interface CaptureEgressOptions {
   /** Allow targets on private, loopback and link-local networks (tests, intranets). */
@@ -23,6 +24,8 @@ export interface CaptureEgressOptions {
   proxies?: Readonly<Record<string, string>>;
   /** The operator's URL allow and deny lists, on top of the address checks. */
   urlLists?: UrlListOptions;
+  /** Bounds of `robots_txt=respect`'s fetches and cache. @default ROBOTS_LIMITS */
+  robots?: RobotsLimits;
 }
 
 /** The guard as the engine uses it, plus what the browser layer needs to route every context through it. */
@@ -48,6 +51,7 @@ export async function createCaptureEgress(options: CaptureEgressOptions): Promis
   const lists = compileUrlLists(options.urlLists ?? {});
   const proxy = createEgressProxy(policy);
   const uploads = createOutboundGuard({ allowPrivateNetworks: options.allowPrivateNetworks, resolver: policy.resolver, allowAddress: options.allowAddress });
+  const robots = createRobotsRules(uploads, options.robots);
   return {
     checkTarget: async (raw) => {
       const url = parseTargetUrl(raw, { allowPrivateNetworks: options.allowPrivateNetworks });
@@ -69,6 +73,7 @@ export async function createCaptureEgress(options: CaptureEgressOptions): Promis
     },
     failureFor: (session, url) => (session as EgressSession | undefined)?.failureFor(url),
     ...(lists.active ? { refusesUrl: lists.refuses } : {}),
+    checkRobots: (url) => robots.check(url),
     checkUpload: (raw) => uploads.check(raw, 'upload_url'),
     download: (raw, download) => downloadFile(raw, uploads, download),
     upload: (url, file, signal) => putToPresignedUrl(url, file, uploads, signal),

@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { CaptureError } from '../core/errors/catalogue.js';
 import { captureErrors } from '../core/errors/factories.js';
+import { PRODUCT } from '../core/identity.js';
 import type { OutboundGuard } from './outbound-guard.js';
 
 /** Redirects a download follows, each to a URL the guard checks again. */
@@ -32,7 +33,7 @@ export async function downloadFile(raw: string, guard: OutboundGuard, options: D
 function getOnce(url: URL, guard: OutboundGuard, { headers = {}, maxBytes, signal }: DownloadOptions): Promise<{ body: Buffer; location?: string }> {
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
-    const request = client.get(url, { lookup: guard.lookupFor(url), signal, headers: { 'User-Agent': 'capture-engine-download', ...headers } }, (response) => {
+    const request = client.get(url, { lookup: guard.lookupFor(url), signal, headers: { 'User-Agent': PRODUCT, ...headers } }, (response) => {
       const status = response.statusCode ?? 0;
       if (status >= 300 && status < 400 && response.headers.location !== undefined) {
         response.resume();

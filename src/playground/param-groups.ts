@@ -26,7 +26,7 @@ export const PARAM_GROUPS: readonly ParamGroup[] = [
   { title: 'Emulation', open: false, has: named('is_mobile', 'has_touch', 'dark_mode', 'media_type', 'media_features', 'reduced_motion', 'user_agent', 'locale', 'timezone', 'latitude', 'longitude') },
   { title: 'Blocking', open: false, has: prefixed('block_') },
   { title: 'Waiting', open: false, has: (name) => prefixed('wait_')(name) || named('delay', 'settle', 'timeout', 'best_effort')(name) },
-  { title: 'Failure rules', open: false, has: (name) => prefixed('fail_')(name) || name === 'on_bot_challenge' },
+  { title: 'Failure rules', open: false, has: (name) => prefixed('fail_')(name) || name === 'on_bot_challenge' || name === 'robots_txt' },
   { title: 'Scripts and actions', open: false, has: named('javascript', 'styles', 'scripts', 'actions', 'show_cursor', 'init_scripts', 'script_urls', 'style_urls', 'scripts_type') },
   { title: 'Requests the page makes', open: false, has: named('headers', 'headers_scope', 'cookies', 'proxy', 'referrer', 'intercept') },
   { title: 'PDF', open: false, has: prefixed('pdf_') },

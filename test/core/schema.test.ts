@@ -74,6 +74,7 @@ describe('request schema', () => {
       fresh: false,
       async: false,
       on_bot_challenge: 'reject',
+      robots_txt: 'ignore',
       pdf_ua: false,
       pdf_watermark_opacity: 0.3,
       pdf_watermark_angle: 45,

@@ -18,6 +18,13 @@ export const captureErrors = {
   urlNotAllowed: (url: string, message = 'The page led to an address that is not allowed', hint?: string) =>
     new CaptureError('URL_NOT_ALLOWED', message, { details: hint === undefined ? { url } : { url, hint } }),
 
+  /** `robots_txt=respect`: the target's robots.txt disallows it for capture-engine, or could not be read (RFC 9309: everything disallowed). */
+  robotsDisallowed: (url: string, message: string) => new CaptureError('URL_NOT_ALLOWED', message, { details: { url, param: 'robots_txt', reason: 'robots_txt' } }),
+
+  /** `robots_txt=respect` while the most robots.txt fetches are under way: a later try finds them done. */
+  robotsBusy: () =>
+    new CaptureError('SERVICE_BUSY', 'Too many robots.txt fetches under way, retry shortly', { details: { reason: 'robots_txt' }, headers: { 'Retry-After': '5' } }),
+
   dnsFailed: (hostname: string) => new CaptureError('CAPTURE_FAILED', `Could not resolve ${hostname}`, { details: { reason: 'dns' } }),
 
   /** The page or a step of the capture failed; `reason` is a short machine-readable word. */

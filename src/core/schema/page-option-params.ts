@@ -25,7 +25,7 @@ export const PAGE_OPTION_PROPERTIES = {
   media_type: Type.Optional(Type.Enum(['screen', 'print'], { description: 'CSS media the page is rendered in: a screenshot in print media, a pdf in screen media. Default: print for pdf, screen otherwise.' })),
   reduced_motion: Type.Boolean({ default: false, description: 'Emulate `prefers-reduced-motion: reduce`, finish finite CSS animations and transitions, and return infinite ones to their start (as Playwright\'s `animations: "disabled"`).' }),
   caret: Type.Enum(['hide', 'initial'], { default: 'hide', description: 'The text caret of a focused field in an image: `hide` makes it transparent, as Playwright\'s screenshots do, so that two shots do not differ by its blink; `initial` leaves it as it blinks.' }),
-  user_agent: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'User-Agent header and `navigator.userAgent`. Default: Chromium\'s.' })),
+  user_agent: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'User-Agent header and `navigator.userAgent`. Default: Chromium\'s own followed by `capture-engine/<version>` and the operator\'s URL (or the operator\'s `userAgent`).' })),
   locale: Type.Optional(Type.String({ minLength: 2, maxLength: 35, description: 'BCP 47 language tag for `navigator.language` and `Accept-Language`. Default en-US.' })),
   timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone the page sees (e.g. Europe/Paris). Default: the server\'s.' })),
   wait_for_selector: Type.Optional(Type.String({ ...SELECTOR, minLength: 1, description: 'Wait until an element matching this CSS selector is attached and visible (else 422 ELEMENT_NOT_FOUND).' })),

@@ -41,6 +41,11 @@ export const READINESS_PROPERTIES = {
     description:
       'A bot manager\'s challenge or block page (Cloudflare, Akamai, DataDome, HUMAN, Imperva, AWS WAF, Kasada, or a CAPTCHA covering the page): `reject` answers 422 CAPTURE_REJECTED (`reason: bot_challenge`, `vendor`) and costs no quota; `capture` takes it anyway, marked `X-Capture-Incomplete: bot_challenge`. A challenge that clears itself is waited for first.',
   }),
+  robots_txt: Type.Enum(['ignore', 'respect'], {
+    default: 'ignore',
+    description:
+      'For crawl-like uses (batches, render links): `respect` reads the target origin\'s robots.txt (RFC 9309; through the egress guard, at most 500 KiB in 5 s, kept up to 24 h) and refuses a URL it disallows for `capture-engine` with 403 URL_NOT_ALLOWED (`reason: robots_txt`), as it does when the file cannot be read (a 5xx, a timeout); a missing file (4xx) allows everything.',
+  }),
   diagnostics: Type.Boolean({
     default: false,
     description:
