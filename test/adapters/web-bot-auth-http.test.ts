@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync, verify as verifyEd25519 } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
@@ -103,6 +103,26 @@ describe.skipIf(!isBuilt())('Web Bot Auth over HTTP (npm start)', () => {
     expect(answer.headers.get('signature')).toMatch(/^binding0=:/);
     const body = (await answer.json()) as { keys: JsonWebKey[] };
     expect(body.keys).toEqual([{ kty: 'OKP', crv: 'Ed25519', x: privateKey.x }]);
+  });
+
+  it("the directory's signature verifies with node:crypto's Ed25519 against the key it publishes, over the signature base RFC 9421 builds", async () => {
+    const answer = await fetch(`${service.origin}${DIRECTORY}`);
+    const [published] = ((await answer.json()) as { keys: (JsonWebKey & Record<string, unknown>)[] }).keys;
+    const input = answer.headers.get('signature-input') ?? '';
+    const signature = /^binding0=:([A-Za-z0-9+/]+=*):$/.exec(answer.headers.get('signature') ?? '')?.[1];
+    expect(input.startsWith('binding0=("@authority";req);')).toBe(true);
+    const params = input.slice('binding0='.length);
+    const created = Number(/;created=(\d+)/.exec(params)?.[1]) * 1000;
+    const expires = Number(/;expires=(\d+)/.exec(params)?.[1]) * 1000;
+    expect(created <= Date.now() && Date.now() < expires).toBe(true);
+    // The key id is the published key's JWK thumbprint (RFC 7638), as the directory draft asks.
+    expect(/;keyid="([^"]+)"/.exec(params)?.[1]).toBe(await jwkToKeyID(published ?? {}, helpers.WEBCRYPTO_SHA256, helpers.BASE64URL_DECODE));
+    // RFC 9421 §2.5: one line per covered component, then @signature-params; the authority is the request's.
+    const base = (authority: string): Buffer => Buffer.from(`"@authority";req: ${authority}\n"@signature-params": ${params}`);
+    const key = createPublicKey({ key: published ?? {}, format: 'jwk' });
+    const bytes = Buffer.from(signature ?? '', 'base64');
+    expect(verifyEd25519(null, base(new URL(service.origin).host), key, bytes)).toBe(true);
+    expect(verifyEd25519(null, base('attacker.example'), key, bytes)).toBe(false);
   });
 
   it('a signed capture is admitted, its subresource signed too; the key never appears in the logs', async () => {
