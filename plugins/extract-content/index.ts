@@ -2,6 +2,7 @@ import type { CaptureContext, CapturePlugin } from '../../src/core/plugin-api.js
 import { FORMATS, isContentFormat, type ContentFormat } from '../../src/core/schema/formats.js';
 import { outputsOf } from '../../src/core/schema/output-params.js';
 import { pageOutput, type PageOutput } from './page-output.js';
+import type { MetadataAnswer } from '../../src/core/page-content.js';
 
 export { pageOutput, OUTPUT_LIMITS, type PageOutput, type PageOutputOptions } from './page-output.js';
 export type { ContentAnswers, LinksAnswer, MetadataAnswer, PageLink, ScrapeAnswer, ScrapedElement, ScrapeRule } from '../../src/core/page-content.js';
@@ -25,6 +26,17 @@ export function extractContent(): CapturePlugin {
           const format = ctx.params.format as ContentFormat;
           const { data } = await extract(ctx, format);
           ctx.output = { format, size: data.length, data };
+        },
+      },
+      {
+        // The older `metadata=true`: format=metadata's answer as the JSON result's `page`.
+        name: 'metadata',
+        phase: 'capture',
+        leavesContextState: false,
+        when: (params) => params.metadata && params.response_type === 'json',
+        run: async (ctx) => {
+          const answer = JSON.parse((await extract(ctx, 'metadata')).data.toString('utf8')) as MetadataAnswer;
+          ctx.metadata = { ...answer, og_image: answer.open_graph.image ?? null };
         },
       },
       {
@@ -53,6 +65,7 @@ async function extract(ctx: CaptureContext, format: ContentFormat): Promise<Page
     scrape: params.scrape,
     // A document's address and headers are the engine's own, not the caller's page.
     response: ctx.response && !ctx.document ? { status: ctx.response.status, headers: ctx.response.headers } : null,
+    ...(ctx.document ? { finalUrl: '' } : {}),
     timeoutMs: ctx.remaining(),
   });
   // A cut output says so: in its JSON, and in the capture's `incomplete` (X-Capture-Incomplete).

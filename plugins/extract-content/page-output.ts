@@ -36,6 +36,8 @@ export interface PageOutputOptions {
   scrape?: ScrapeRule[];
   /** `metadata`: the main document's answer (its headers are given with cookies redacted). */
   response?: { status: number; headers?: Record<string, string> } | null;
+  /** `metadata`: the `final_url` answered instead of the page's address (a given document's is the engine's own). */
+  finalUrl?: string;
   /** Longest the ARIA snapshot may take, in ms. @default 30000 */
   timeoutMs?: number;
 }
@@ -73,7 +75,7 @@ export async function pageOutput(page: Page, format: ContentFormat, options: Pag
     case 'metadata': {
       const { truncated, final_url, ...read } = await page.evaluate(metadataInPage, { maxJsonLdChars: OUTPUT_LIMITS.maxJsonLdChars });
       const headers = options.response?.headers && Object.fromEntries(Object.entries(options.response.headers).map(([name, value]) => [name, REDACTED_HEADERS.has(name.toLowerCase()) ? '[redacted]' : value]));
-      return json({ ...read, status: options.response?.status ?? null, final_url, headers: headers ?? null, ...(truncated ? { truncated: true } : {}) }, truncated);
+      return json({ ...read, status: options.response?.status ?? null, final_url: options.finalUrl ?? final_url, headers: headers ?? null, ...(truncated ? { truncated: true } : {}) }, truncated);
     }
     case 'aria':
       return ariaSnapshot(page, options);

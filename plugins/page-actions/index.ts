@@ -74,20 +74,6 @@ export function pageActions(): CapturePlugin {
         run: runScript,
       },
       {
-        name: 'metadata',
-        phase: 'capture',
-        leavesContextState: false,
-        when: (params) => params.metadata && params.response_type === 'json',
-        run: async (ctx) => {
-          const page = await ctx.page.evaluate(() => {
-            const meta = (selector: string): string | null => document.querySelector<HTMLMetaElement>(selector)?.content ?? null;
-            return { title: document.title, final_url: location.href, description: meta('meta[name="description"]') ?? meta('meta[property="og:description"]'), og_image: meta('meta[property="og:image"]') };
-          });
-          // A document's address is the engine's own, not one the caller could open.
-          ctx.metadata = { ...page, ...(ctx.document ? { final_url: '' } : {}), status: ctx.response?.status ?? null };
-        },
-      },
-      {
         name: 'finish-animations',
         phase: 'settle',
         leavesContextState: false,

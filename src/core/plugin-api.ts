@@ -4,6 +4,7 @@ import type { Logger } from './telemetry/logger.js';
 import type { CaptureState } from './capture-state.js';
 import type { CaptureDocument } from './document/capture-document.js';
 import type { CaptureDiagnostics, Sidecar, WaitOutcome } from './diagnostics.js';
+import type { MetadataAnswer } from './page-content.js';
 
 export { stateKey, CaptureState, type StateKey } from './capture-state.js';
 
@@ -53,14 +54,11 @@ export interface EncodedOutput {
   clippedFrom?: number;
 }
 
-/** `metadata=true`: what the page says about itself. */
-export interface PageMetadata {
-  title: string;
-  final_url: string;
-  status: number | null;
-  description: string | null;
+/** `metadata=true`: what the page says about itself, as `format=metadata` answers it, and `og_image` as it always had. */
+export type PageMetadata = MetadataAnswer & {
+  /** `open_graph.image`: the older field's name, kept. */
   og_image: string | null;
-}
+};
 
 /** Where a capture's file went in storage, and its sidecars by name. */
 export interface StoredOutput {

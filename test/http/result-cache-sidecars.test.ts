@@ -7,6 +7,7 @@ import { toCaptureResult } from '../../src/core/capture-result.js';
 import { createFsStorage } from '../../src/storage/fs-storage.js';
 import { silentLogger } from '../../src/core/telemetry/logger.js';
 import type { Sidecar } from '../../src/core/diagnostics.js';
+import type { PageMetadata } from '../../src/core/plugin-api.js';
 
 /** The result cache's bound on what one entry holds beside its file (`outputs=` with `cache=true`). */
 const dir = mkdtempSync(path.join(inject('testTempRoot'), 'result-cache-sidecars-'));
@@ -19,20 +20,20 @@ afterAll(async () => {
 const lifetimes = { owner: 'acct', ttlSeconds: 60, staleSeconds: 0, claimMs: 10_000 };
 const markdown = (bytes: number): Sidecar => ({ name: 'markdown', extension: 'md', contentType: 'text/markdown; charset=utf-8', data: Buffer.alloc(bytes, 'a') });
 
-/** A finished png capture with these sidecars, as the engine hands it over; counts how often it was taken. */
-function capturing(sidecars: Sidecar[]): { capture: () => Promise<ReturnType<typeof toCaptureResult>>; taken: () => number } {
+/** A finished png capture with these sidecars (and `metadata=true`'s page), as the engine hands it over; counts how often it was taken. */
+function capturing(sidecars: Sidecar[], metadata?: PageMetadata): { capture: () => Promise<ReturnType<typeof toCaptureResult>>; taken: () => number } {
   let taken = 0;
   return {
     capture: async () => {
       taken += 1;
       const data = Buffer.from('png bytes');
-      return toCaptureResult(`id${taken}`, { output: { format: 'png', size: data.length, data }, incomplete: [], timings: {}, sidecars }, () => {});
+      return toCaptureResult(`id${taken}`, { output: { format: 'png', size: data.length, data }, incomplete: [], timings: {}, sidecars, metadata }, () => {});
     },
     taken: () => taken,
   };
 }
 
-describe('result cache: sidecars', () => {
+describe('result cache: what an entry holds', () => {
   const cache = new ResultCache({ index: memoryCacheIndex(), storage, memoryBytes: 0, log: silentLogger, now: () => Date.now(), maxSidecarBytes: 1000 });
 
   it('keeps an entry\'s sidecars under its owner\'s cache keys, and answers them on a hit', async () => {
@@ -51,5 +52,30 @@ describe('result cache: sidecars', () => {
     const second = await cache.answer('over', lifetimes, capture, false);
     expect([first.outcome, second.outcome, taken()]).toEqual(['miss', 'miss', 2]);
     expect(Object.keys(first.entry.sidecars ?? {})).toEqual(['markdown', 'text']);
+  });
+
+  it('does not cache a page (metadata=true) over 256 KiB of JSON: the index holds it, not the storage', async () => {
+    const page = (jsonLdChars: number): PageMetadata => ({
+      title: 't',
+      description: null,
+      canonical: null,
+      lang: null,
+      open_graph: {},
+      twitter: {},
+      json_ld: [{ text: 'x'.repeat(jsonLdChars) }],
+      icons: [],
+      feeds: [],
+      status: 200,
+      final_url: 'https://example.com/',
+      headers: null,
+      fonts: [],
+      og_image: null,
+    });
+    const small = capturing([], page(200_000));
+    await cache.answer('small page', lifetimes, small.capture, false);
+    expect((await cache.answer('small page', lifetimes, small.capture, false)).outcome).toBe('hit');
+    const large = capturing([], page(270_000));
+    await cache.answer('large page', lifetimes, large.capture, false);
+    expect([(await cache.answer('large page', lifetimes, large.capture, false)).outcome, large.taken()]).toEqual(['miss', 2]);
   });
 });

@@ -83,10 +83,15 @@ describe('capture options: actions', () => {
     await expect(shot({ path: '/solid', scripts: 'throw new Error("nope")' })).rejects.toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'scripts' } });
   });
 
-  it('fail_on_http_error turns an error page into 502 http_status; metadata describes the page', async () => {
+  it('fail_on_http_error turns an error page into 502 http_status; metadata describes the page as format=metadata does, with its older fields', async () => {
     await expect(shot({ path: '/status?code=404', fail_on_http_error: true })).rejects.toMatchObject({ code: 'CAPTURE_FAILED', status: 502, details: { reason: 'http_status', status: 404 } });
     const described = await shot({ path: '/meta', metadata: true, response_type: 'json' });
-    expect(described.page).toEqual({ title: 'Metadata page', final_url: fixtures.url('/meta'), status: 200, description: 'A page about itself', og_image: 'https://img.example/og.png' });
+    expect(described.page).toMatchObject({ title: 'Metadata page', final_url: fixtures.url('/meta'), status: 200, description: 'A page about itself', og_image: 'https://img.example/og.png' });
+    // The same answer as format=metadata's but for the response's headers (their Date is another request's).
+    const answered = JSON.parse((await shot({ path: '/meta', format: 'metadata' })).text as string) as Record<string, unknown>;
+    const { headers, ...page } = described.page as NonNullable<typeof described.page>;
+    expect(page).toEqual({ ...answered, headers: undefined, og_image: 'https://img.example/og.png' });
+    expect(headers?.['content-type']).toMatch(/^text\/html/);
   });
 });
 

@@ -42,6 +42,9 @@ export interface ResultCacheSettings {
   maxSidecarBytes?: number;
 }
 
+/** Largest `page` (metadata=true) an entry keeps, as JSON: it lives in the index (memory or Redis), not the storage. */
+export const MAX_CACHED_PAGE_BYTES = 256 * 1024;
+
 /**
  * Each output is capped in the page (5 M characters, 10,000 links...), and there are seven: this
  * keeps one entry's files within what one capture of a few outputs makes, whatever the page.
@@ -177,7 +180,7 @@ export class ResultCache {
         ...(sidecars === undefined ? {} : { sidecars }),
       };
       if (this.holds(result)) await index.set(key, entry);
-      else log.warn({ captureId: result.id, limit: this.maxSidecarBytes }, 'capture not cached: its sidecars are over the limit');
+      else log.warn({ captureId: result.id, limit: this.maxSidecarBytes }, 'capture not cached: its sidecars or its page are over their limits');
       if (result.data) this.memory?.set(storageKey, result.data);
       const body = result.data ?? (await this.bodyOf(entry));
       if (!body) throw new CaptureError('SERVICE_BUSY', 'The cached capture could not be read back from the storage', { details: { reason: 'storage_unavailable' } });
@@ -193,7 +196,8 @@ export class ResultCache {
 
   /** Whether an entry may keep what this capture made. */
   private holds(result: CaptureResult): boolean {
-    return (result.sidecarFiles ?? []).reduce((sum, { data }) => sum + data.length, 0) <= this.maxSidecarBytes;
+    const sidecarBytes = (result.sidecarFiles ?? []).reduce((sum, { data }) => sum + data.length, 0);
+    return sidecarBytes <= this.maxSidecarBytes && (result.page === undefined || Buffer.byteLength(JSON.stringify(result.page)) <= MAX_CACHED_PAGE_BYTES);
   }
 
   /** The sidecars under the owner's cache keys, kept as long as the entry's file; their keys by name. */
