@@ -1,7 +1,7 @@
 import type { CaptureParams } from '../../src/core/schema/capture-params.js';
 import { pdfDate } from '../../src/core/schema/pdf-params.js';
 
-const INFO_PARAMS = ['pdf_title', 'pdf_author', 'pdf_subject', 'pdf_keywords', 'pdf_creator', 'pdf_producer', 'pdf_creation_date', 'pdf_modification_date', 'pdf_trapped'] as const;
+const INFO_PARAMS = ['pdf_title', 'pdf_author', 'pdf_subject', 'pdf_keywords', 'pdf_creator', 'pdf_producer', 'pdf_creation_date', 'pdf_modification_date', 'pdf_trapped', 'pdf_metadata'] as const;
 
 /** Whether the caller set any field of the PDF's document information. */
 export function wantsMetadata(params: CaptureParams): boolean {
@@ -10,13 +10,13 @@ export function wantsMetadata(params: CaptureParams): boolean {
 
 /**
  * The PDF with the caller's document information: Title, Author, Subject, Keywords, Creator,
- * Producer, the two dates and Trapped. Chromium writes its own Title (the page's `<title>`),
+ * Producer, the two dates, Trapped and custom fields. Chromium writes its own Title (the page's `<title>`),
  * Creator, Producer and dates; the rest needs a PDF library, which rewrites the file's trailer and
  * information dictionary and keeps every other object (pages, tags, outline) as it was.
  */
 export async function withMetadata(data: Buffer, params: CaptureParams): Promise<Buffer> {
   // Loaded for the PDFs that ask for metadata only: it takes a cold process about 370 ms.
-  const { PDFDocument, PDFDict, PDFName } = await import('@cantoo/pdf-lib');
+  const { PDFDocument, PDFDict, PDFHexString, PDFName } = await import('@cantoo/pdf-lib');
   const document = await PDFDocument.load(data, { updateMetadata: false });
   if (params.pdf_title !== undefined) document.setTitle(params.pdf_title);
   if (params.pdf_author !== undefined) document.setAuthor(params.pdf_author);
@@ -29,12 +29,19 @@ export async function withMetadata(data: Buffer, params: CaptureParams): Promise
   if (created) document.setCreationDate(created);
   const modified = params.pdf_modification_date === undefined ? undefined : pdfDate(params.pdf_modification_date);
   if (modified) document.setModificationDate(modified);
-  if (params.pdf_trapped !== undefined) {
-    // pdf-lib sets no Trapped; the information dictionary exists once any field above was set, or is made here.
+  // pdf-lib sets neither Trapped nor custom fields: they go into the information dictionary
+  // itself, which exists once any field above was set, or is made here.
+  const extra = [
+    ...(params.pdf_trapped === undefined ? [] : [[PDFName.of('Trapped'), PDFName.of(params.pdf_trapped)] as const]),
+    // A text string as pdf-lib writes the standard ones: PDFDocEncoding-safe ASCII as it is, any other as UTF-16BE.
+    ...Object.entries(params.pdf_metadata ?? {}).map(([key, value]) => [PDFName.of(key), PDFHexString.fromText(value)] as const),
+  ];
+  if (extra.length > 0) {
     const { context } = document;
     const info = context.trailerInfo.Info ? context.lookup(context.trailerInfo.Info, PDFDict) : undefined;
-    if (info) info.set(PDFName.of('Trapped'), PDFName.of(params.pdf_trapped));
-    else context.trailerInfo.Info = context.register(context.obj({ Trapped: PDFName.of(params.pdf_trapped) }));
+    const dictionary = info ?? context.obj({});
+    for (const [key, value] of extra) dictionary.set(key, value);
+    if (!info) context.trailerInfo.Info = context.register(dictionary);
   }
   return Buffer.from(await document.save({ useObjectStreams: false }));
 }

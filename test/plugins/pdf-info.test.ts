@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PDFDocument } from '@cantoo/pdf-lib';
 import type { CaptureEngine } from '../../src/index.js';
 import { parseCaptureParams } from '../../src/core/schema/capture-params.js';
+import { MAX_PDF_METADATA_FIELDS, MAX_PDF_METADATA_VALUE } from '../../src/core/schema/pdf-params.js';
 import { createTestEngine } from '../helpers/engine.js';
 
 /** The PDF's whole document information (Gotenberg's `metadata`), read back with poppler's pdfinfo and pdf-lib. */
@@ -20,11 +21,11 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** pdfinfo's fields of a PDF, by name. */
-function pdfinfo(data: Buffer): Record<string, string> {
+/** pdfinfo's fields of a PDF, by name; `-custom` lists the custom fields of the information dictionary too. */
+function pdfinfo(data: Buffer, ...options: string[]): Record<string, string> {
   const file = path.join(dir, `${Math.random().toString(36).slice(2)}.pdf`);
   writeFileSync(file, data);
-  const text = execFileSync('pdfinfo', ['-isodates', file], { encoding: 'utf8' });
+  const text = execFileSync('pdfinfo', ['-isodates', '-enc', 'UTF-8', ...options, file], { encoding: 'utf8' });
   return Object.fromEntries(text.split('\n').filter((line) => line.includes(':')).map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]));
 }
 
@@ -47,6 +48,23 @@ describe('PDF document information', () => {
     const document = await PDFDocument.load(data, { updateMetadata: false });
     expect([document.getCreationDate()?.toISOString(), document.getModificationDate()?.toISOString()]).toEqual(['2026-01-31T08:30:00.000Z', '2026-02-01T00:00:00.000Z']);
     expect(data.toString('latin1')).toMatch(/\/Trapped \/True/);
+  });
+
+  it('writes custom fields (pdf_metadata), in any script, beside the standard ones', async () => {
+    const pdf_metadata = { Department: 'Finance (EU)', Reference: 'Référence №42 — 請求書', 'Doc.Id-2': 'x'.repeat(MAX_PDF_METADATA_VALUE) };
+    const result = await engine.capture({ html, format: 'pdf', pdf_author: 'Ada', pdf_metadata: JSON.stringify(pdf_metadata) });
+    expect(pdfinfo(result.data as Buffer, '-custom')).toMatchObject({ Author: 'Ada', Title: 'Report', ...pdf_metadata });
+  });
+
+  it(`refuses more than ${MAX_PDF_METADATA_FIELDS} fields, a longer value, a name no reader shows as it is, a standard field, and a PDF/A`, () => {
+    const url = 'https://example.com/';
+    const many = Object.fromEntries(Array.from({ length: MAX_PDF_METADATA_FIELDS + 1 }, (_, i) => [`F${i}`, 'v']));
+    for (const pdf_metadata of [many, { Long: 'x'.repeat(MAX_PDF_METADATA_VALUE + 1) }, { 'Two words': 'v' }, { '1st': 'v' }, { 'A#20': 'v' }, { Empty: '' }, { N: 1 }, '{not json', { Title: 'T' }, { Trapped: 'True' }]) {
+      expect(() => parseCaptureParams({ url, format: 'pdf', pdf_metadata }), JSON.stringify(pdf_metadata).slice(0, 60)).toThrow(expect.objectContaining({ code: 'INVALID_PARAMETER', details: expect.objectContaining({ param: expect.stringMatching(/^pdf_metadata/) }) }));
+    }
+    expect(() => parseCaptureParams({ url, format: 'pdf', pdf_metadata: { A: 'b' }, pdf_a: 'PDF/A-2b' })).toThrow(expect.objectContaining({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['pdf_metadata', 'pdf_a'] } }));
+    expect(() => parseCaptureParams({ url, pdf_metadata: { A: 'b' } })).toThrow(expect.objectContaining({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['pdf_metadata', 'format'] } }));
+    expect(parseCaptureParams({ url, format: 'pdf', pdf_metadata: '{"A":"b"}' }).pdf_metadata).toEqual({ A: 'b' });
   });
 
   it("keeps Chromium's own fields when none is asked", async () => {

@@ -11,7 +11,7 @@ import { ACTION_ALLOWED_TEXT, ACTION_CHECKS, ACTION_READERS } from './action-par
 import { OUTPUT_ALLOWED_TEXT, OUTPUT_CHECKS, OUTPUT_READERS } from './output-params.js';
 import { SHOT_ALLOWED_TEXT, SHOT_READERS } from './shot-params.js';
 import { DOWNLOAD_ALLOWED_TEXT, DOWNLOAD_CHECKS, DOWNLOAD_READERS } from './download-params.js';
-import { PDF_CHECKS } from './pdf-params.js';
+import { PDF_ALLOWED_TEXT, PDF_CHECKS, PDF_READERS } from './pdf-params.js';
 import { HEADER_SCOPE_ALLOWED_TEXT, HEADER_SCOPE_CHECKS } from './header-scope-params.js';
 import { INJECTION_ALLOWED_TEXT, INJECTION_CHECKS } from './injection-params.js';
 import { INTERCEPT_ALLOWED_TEXT, INTERCEPT_CHECKS, INTERCEPT_READERS } from './intercept-params.js';
@@ -35,7 +35,7 @@ const takesArray = (schema: PropertySchema): boolean => schema.type === 'array' 
 
 /** `format=jpeg`, as other screenshot services and MIME types spell it, is `jpg`. */
 const readFormat = (value: unknown): unknown => (typeof value === 'string' && value.toLowerCase() === 'jpeg' ? 'jpg' : value);
-const READERS: Record<string, ((value: unknown) => unknown) | undefined> = { ...PAGE_OPTION_READERS, ...SHOT_READERS, ...MEDIA_FEATURE_READERS, ...DOWNLOAD_READERS, ...INTERCEPT_READERS, ...DOCUMENT_READERS, ...ACTION_READERS, ...OUTPUT_READERS, format: readFormat };
+const READERS: Record<string, ((value: unknown) => unknown) | undefined> = { ...PAGE_OPTION_READERS, ...SHOT_READERS, ...PDF_READERS, ...MEDIA_FEATURE_READERS, ...DOWNLOAD_READERS, ...INTERCEPT_READERS, ...DOCUMENT_READERS, ...ACTION_READERS, ...OUTPUT_READERS, format: readFormat };
 const CHECKS: Record<string, ((value: never) => string | undefined) | undefined> = { ...PAGE_OPTION_CHECKS, ...MEDIA_FEATURE_CHECKS, ...DOWNLOAD_CHECKS, ...PDF_CHECKS, ...HEADER_SCOPE_CHECKS, ...INTERCEPT_CHECKS, ...INJECTION_CHECKS, ...DOCUMENT_CHECKS, ...READINESS_CHECKS, ...BLOCKING_CHECKS, ...ACTION_CHECKS, ...OUTPUT_CHECKS };
 
 const INTEGER = /^-?\d+$/;
@@ -45,7 +45,7 @@ const NUMBER = /^-?(?:\d+\.?\d*|\.\d+)$/;
 export function allowedFor(name: keyof CaptureParams): string {
   const schema = CaptureParamsSchema.properties[name] as PropertySchema;
   if (name === 'url') return 'http or https URL of at most 8192 characters';
-  const text = { ...ALLOWED_TEXT, ...SHOT_ALLOWED_TEXT, ...MEDIA_FEATURE_ALLOWED_TEXT, ...DOWNLOAD_ALLOWED_TEXT, ...HEADER_SCOPE_ALLOWED_TEXT, ...INTERCEPT_ALLOWED_TEXT, ...INJECTION_ALLOWED_TEXT, ...DOCUMENT_ALLOWED_TEXT, ...READINESS_ALLOWED_TEXT, ...BLOCKING_ALLOWED_TEXT, ...ACTION_ALLOWED_TEXT, ...OUTPUT_ALLOWED_TEXT }[name as string];
+  const text = { ...ALLOWED_TEXT, ...SHOT_ALLOWED_TEXT, ...PDF_ALLOWED_TEXT, ...MEDIA_FEATURE_ALLOWED_TEXT, ...DOWNLOAD_ALLOWED_TEXT, ...HEADER_SCOPE_ALLOWED_TEXT, ...INTERCEPT_ALLOWED_TEXT, ...INJECTION_ALLOWED_TEXT, ...DOCUMENT_ALLOWED_TEXT, ...READINESS_ALLOWED_TEXT, ...BLOCKING_ALLOWED_TEXT, ...ACTION_ALLOWED_TEXT, ...OUTPUT_ALLOWED_TEXT }[name as string];
   if (text !== undefined) return text;
   if (schema.enum) return schema.enum.join(', ');
   if (schema.type === 'boolean') return 'true, false';

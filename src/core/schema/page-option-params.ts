@@ -72,7 +72,7 @@ export const PAGE_OPTION_PROPERTIES = {
     }),
   ),
   fail_on_http_error: Type.Boolean({ default: false, description: 'A main document answering 400 or more fails with 502 CAPTURE_FAILED (reason http_status) instead of being captured.' }),
-  metadata: Type.Boolean({ default: false, description: 'With response_type=json, add `page`: what format=metadata answers (title, description, canonical, lang, open_graph, twitter, json_ld, icons, feeds, status, final_url, headers, fonts), and og_image (open_graph.image).' }),
+  metadata: Type.Boolean({ default: false, description: 'With response_type=json, add `page`: title, final_url, status, description, og_image.' }),
 };
 
 /** What a parameter whose type is no plain scalar accepts, in words. */
@@ -88,14 +88,7 @@ export const ALLOWED_TEXT: Partial<Record<keyof typeof PAGE_OPTION_PROPERTIES, s
  * string, `cookies` as a Cookie header (`a=1; b=2`). Undefined when the value cannot be read.
  */
 export const PAGE_OPTION_READERS: Partial<Record<keyof typeof PAGE_OPTION_PROPERTIES, (value: unknown) => unknown>> = {
-  headers: (value) => {
-    if (typeof value !== 'string') return value;
-    try {
-      return JSON.parse(value) as unknown;
-    } catch {
-      return undefined;
-    }
-  },
+  headers: (value) => readJsonText(value),
   cookies: (value) => {
     if (typeof value !== 'string') return Array.isArray(value) ? value.map(withSameSiteCase) : value;
     return value
@@ -108,6 +101,16 @@ export const PAGE_OPTION_READERS: Partial<Record<keyof typeof PAGE_OPTION_PROPER
       });
   },
 };
+
+/** An object parameter as a query or form carries it, a JSON string; undefined when it is not JSON. */
+export function readJsonText(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return undefined;
+  }
+}
 
 /** `sameSite` in any case (`lax`, `LAX`), as RFC 6265bis matches the attribute, spelt as Chromium takes it. */
 function withSameSiteCase(cookie: unknown): unknown {

@@ -1,7 +1,7 @@
 import { CaptureError } from '../errors/catalogue.js';
 import { IMAGE_FORMATS, VIDEO_FORMATS, isImageFormat, isVideoFormat, type CaptureFormat } from './formats.js';
 import { CaptureParamsSchema, type CaptureParams } from './capture-schema.js';
-import { inches, LARGEST_PAPER_INCHES } from './pdf-params.js';
+import { checkPdfMetadataCombinations, inches, LARGEST_PAPER_INCHES } from './pdf-params.js';
 import { documentPath, type DocumentFileParam } from './document-params.js';
 import { deviceNamed } from './devices.js';
 import { checkShotCombinations } from './shot-params.js';
@@ -150,4 +150,5 @@ export function checkCombinations(given: Given, missing: (name: keyof CapturePar
   }
   checkOutputCombinations(given, missing);
   checkPdfFinishCombinations(given);
+  checkPdfMetadataCombinations(given);
 }

@@ -1,4 +1,6 @@
 import Type from 'typebox';
+import { readJsonText } from './page-option-params.js';
+import { CaptureError } from '../errors/catalogue.js';
 
 /** A length on paper: a number with an optional unit (inches when none), as Gotenberg takes them. */
 const LENGTH = '^(?:[0-9]{1,4}(?:\\.[0-9]{1,4})?)(?:px|in|cm|mm)?$';
@@ -8,6 +10,24 @@ export const LARGEST_PAPER_INCHES = 200;
 
 /** An ISO 8601 date, or date and time with an optional zone, as `Date` reads it. */
 const PDF_DATE = '^[0-9]{4}-[0-9]{2}-[0-9]{2}(?:T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\\.[0-9]{1,3})?)?(?:Z|[+-][0-9]{2}:[0-9]{2})?)?$';
+
+/** Custom fields one PDF may be given, and the characters of each value. */
+export const MAX_PDF_METADATA_FIELDS = 20;
+export const MAX_PDF_METADATA_VALUE = 1024;
+/** A PDF name any reader shows as it is: no delimiters, spaces or `#` escapes. */
+const PDF_INFO_KEY = '^[A-Za-z][A-Za-z0-9_.-]{0,63}$';
+/** The information dictionary's standard keys (PDF 1.7, 14.3.3), each set by its own `pdf_` parameter. */
+const STANDARD_INFO_KEYS: Record<string, string> = {
+  Title: 'pdf_title',
+  Author: 'pdf_author',
+  Subject: 'pdf_subject',
+  Keywords: 'pdf_keywords',
+  Creator: 'pdf_creator',
+  Producer: 'pdf_producer',
+  CreationDate: 'pdf_creation_date',
+  ModDate: 'pdf_modification_date',
+  Trapped: 'pdf_trapped',
+};
 
 const length = (description: string) => Type.Optional(Type.String({ pattern: LENGTH, maxLength: 12, description }));
 
@@ -40,6 +60,12 @@ export const PDF_OPTION_PROPERTIES = {
   ),
   pdf_modification_date: Type.Optional(Type.String({ pattern: PDF_DATE, maxLength: 35, description: "The PDF's ModDate, as pdf_creation_date." })),
   pdf_trapped: Type.Optional(Type.Enum(['True', 'False', 'Unknown'], { description: "The PDF's Trapped: whether trapping was applied for print (PDF 1.3's `/Trapped`)." })),
+  pdf_metadata: Type.Optional(
+    Type.Record(Type.String({ pattern: PDF_INFO_KEY }), Type.String({ minLength: 1, maxLength: MAX_PDF_METADATA_VALUE }), {
+      maxProperties: MAX_PDF_METADATA_FIELDS,
+      description: `Custom fields of the PDF's document information, e.g. \`{"Department": "Finance", "Reference": "INV-2026-001"}\` (an object, or a JSON string in a query or form): at most ${MAX_PDF_METADATA_FIELDS}, each name a letter then letters, digits, \`-\`, \`_\` or \`.\` (at most 64), each value a text of at most ${MAX_PDF_METADATA_VALUE} characters, any script (written as UTF-16 when not ASCII). The standard fields have their own parameters (pdf_title, ...). Refused with pdf_a and pdf_einvoice, whose rewrite keeps the standard fields only.`,
+    }),
+  ),
   pdf_header_html: Type.Optional(
     Type.String({
       minLength: 1,
@@ -68,4 +94,28 @@ export function pdfDate(text: string): Date | undefined {
 
 const checkDate = (text: string): string | undefined => (pdfDate(text) === undefined ? `'${text}' is no such date` : undefined);
 
-export const PDF_CHECKS = { pdf_creation_date: checkDate, pdf_modification_date: checkDate };
+export const PDF_CHECKS = {
+  pdf_creation_date: checkDate,
+  pdf_modification_date: checkDate,
+  pdf_metadata: (fields: Record<string, string>): string | undefined => {
+    // The schema's key pattern is a pattern of properties: a key outside it would pass unchecked.
+    const unnamed = Object.keys(fields).find((key) => !new RegExp(PDF_INFO_KEY).test(key));
+    if (unnamed !== undefined) return `'${unnamed.slice(0, 70)}' is no field name: a letter, then letters, digits, -, _ or . (at most 64)`;
+    const standard = Object.keys(fields).find((key) => Object.hasOwn(STANDARD_INFO_KEYS, key));
+    return standard === undefined ? undefined : `'${standard}' is a standard field: set it with ${STANDARD_INFO_KEYS[standard]}`;
+  },
+};
+
+export const PDF_ALLOWED_TEXT = {
+  pdf_metadata: `an object (or JSON string) of at most ${MAX_PDF_METADATA_FIELDS} custom field names (a letter, then letters, digits, -_.; at most 64) to texts of 1 to ${MAX_PDF_METADATA_VALUE} characters`,
+};
+
+export const PDF_READERS = { pdf_metadata: readJsonText };
+
+/** Ghostscript's PDF/A rewrite (pdf_a, and an e-invoice's) keeps the standard fields of the document information only. */
+export function checkPdfMetadataCombinations(given: Map<string, unknown>): void {
+  const rewrite = (['pdf_a', 'pdf_einvoice'] as const).find((name) => given.has(name));
+  if (given.has('pdf_metadata') && rewrite !== undefined) {
+    throw new CaptureError('INCOMPATIBLE_PARAMETERS', `pdf_metadata's custom fields do not survive ${rewrite}'s PDF/A rewrite, which keeps the standard fields only`, { details: { params: ['pdf_metadata', rewrite] } });
+  }
+}
