@@ -101,16 +101,16 @@ async function setCookies({ browserContext, params, target: address }: CaptureCo
 }
 
 /**
- * The caller's extra headers, on requests to the target's origin only, or to those `headers_scope`
- * names: a third party the page loads never sees them unless the caller says so. Requests are
- * intercepted only when headers were asked for.
+ * The caller's extra headers, each on requests to the target's origin only, or to those
+ * `headers_scope` names for it: a third party the page loads never sees one unless the caller
+ * says so. Requests are intercepted only when headers were asked for.
  */
 async function sendHeadersToTarget({ page, params, target }: CaptureContext): Promise<void> {
   const origin = new URL(target).origin;
-  const extra = params.headers ?? {};
-  const scope = headerScope(params.headers_scope);
+  const scoped = Object.entries(params.headers ?? {}).map(([name, value]) => ({ name, value, scope: headerScope(params.headers_scope, name) }));
+  const reaching = (url: URL) => scoped.filter(({ scope }) => (scope === undefined ? url.origin === origin : scope.some((pattern) => matchesGlob(pattern, url.href))));
   await page.route(
-    (url) => (scope === undefined ? url.origin === origin : scope.some((pattern) => matchesGlob(pattern, url.href))),
-    (route) => route.fallback({ headers: { ...route.request().headers(), ...extra } }),
+    (url) => reaching(url).length > 0,
+    (route) => route.fallback({ headers: { ...route.request().headers(), ...Object.fromEntries(reaching(new URL(route.request().url())).map(({ name, value }) => [name, value])) } }),
   );
 }
