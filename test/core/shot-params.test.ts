@@ -40,6 +40,7 @@ describe('inset', () => {
     [' 1, 2 ,3 ', [1, 2, 3]],
     ['1 2 3 4', [1, 2, 3, 4]],
     [[5, 6], [5, 6]],
+    [{ top: 10, left: -5 }, [10, 0, 0, -5]],
   ])('reads %j as CSS margin values, %j', (inset, read) => {
     expect(parseCaptureParams({ url, selector: 'main', inset }).inset).toEqual(read);
   });
@@ -54,7 +55,7 @@ describe('inset', () => {
     expect(insetSides(inset)).toEqual(sides);
   });
 
-  it.each([1001, -1001, 1.5, '1 2 3 4 5', [1, 2, 3, 4, 5], [], '1 1001', '1px', '1;2', '', [1, 'x']])('refuses %j naming inset', (inset) => {
+  it.each([1001, -1001, 1.5, '1 2 3 4 5', [1, 2, 3, 4, 5], [], '1 1001', '1px', '1;2', '', [1, 'x'], { top: 1, middle: 2 }, { top: '1' }])('refuses %j naming inset', (inset) => {
     expect(refusal({ selector: 'main', inset })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'inset' } });
   });
 

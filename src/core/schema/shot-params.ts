@@ -27,19 +27,27 @@ export const SHOT_PROPERTIES = {
   inset: Type.Optional(
     Type.Union([INSET_PX, Type.Array(INSET_PX, { minItems: 1, maxItems: 4 })], {
       description:
-        'With selector or clip_*: CSS px taken off the sides of the region, after padding (a negative value adds that much page around it, but not past its top and left edges). One to four values as CSS `margin` takes them: `10` every side, `10 20` top and bottom then left and right, `10 20 30` top, left and right, bottom, `10 20 30 40` top, right, bottom, left (spaces or commas; a JSON array too).',
+        'With selector or clip_*: CSS px taken off the sides of the region, after padding (a negative value adds that much page around it, but not past its top and left edges). One to four values as CSS `margin` takes them: `10` every side, `10 20` top and bottom then left and right, `10 20 30` top, left and right, bottom, `10 20 30 40` top, right, bottom, left (spaces or commas; a JSON array too), or capture-website\'s object `{"top": 10, "left": 5}`, a side it does not name 0.',
     }),
   ),
 };
 
 export const SHOT_ALLOWED_TEXT: Partial<Record<keyof typeof SHOT_PROPERTIES, string>> = {
   mask_color: 'a hex colour: #rgb, #rgba, #rrggbb or #rrggbbaa',
-  inset: `1 to 4 integers -${MAX_INSET}..${MAX_INSET} (CSS px: all sides; top/bottom and left/right; top, left/right, bottom; top, right, bottom, left)`,
+  inset: `1 to 4 integers -${MAX_INSET}..${MAX_INSET} (CSS px: all sides; top/bottom and left/right; top, left/right, bottom; top, right, bottom, left), or an object of top, right, bottom and left`,
 };
 
-/** `inset` as a query or form carries it: `10`, `10 20` or `10,20,30,40`; undefined when it is none of these. */
+const SIDES = ['top', 'right', 'bottom', 'left'] as const;
+
+/**
+ * `inset` as a query or form carries it, `10`, `10 20` or `10,20,30,40`, or as capture-website's
+ * object, `{"top": 10, "left": 5}` (a side not named is 0); undefined when it is none of these.
+ */
 export const SHOT_READERS = {
   inset: (value: unknown): unknown => {
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      return Object.keys(value).every((key) => (SIDES as readonly string[]).includes(key)) ? SIDES.map((side) => (value as Record<string, unknown>)[side] ?? 0) : undefined;
+    }
     if (typeof value !== 'string') return value;
     const parts = value.trim().split(/\s*,\s*|\s+/);
     if (!parts.every((part) => /^-?\d{1,5}$/.test(part))) return undefined;
