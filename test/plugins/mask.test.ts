@@ -23,6 +23,15 @@ beforeAll(async () => {
           <script>document.getElementById('host').attachShadow({ mode: 'open' }).innerHTML = '<p class="inner" style="margin:0;width:40px;height:40px;background:#ff0000"></p>';</script>
         </body>`,
       ),
+    // Two frames side by side, 150 x 100 each: the left one of this origin, the right one of another
+    // (localhost against 127.0.0.1), each a red .ad of 50 x 30 at (10, 10) on green; a third frame holds the left one again.
+    '/framed': (_req, res) => {
+      const port = new URL(fixtures.origin).port;
+      const frame = (src: string, left: number) => `<iframe src="${src}" style="position:absolute;left:${left}px;top:0;width:150px;height:100px;border:0"></iframe>`;
+      html(res, `<body style="margin:0;background:#00ff00">${frame('/frame-ad', 0)}${frame(`http://localhost:${port}/frame-ad`, 150)}<iframe id="outer" src="/frame-nest" style="position:absolute;left:0;top:100px;width:150px;height:100px;border:0"></iframe></body>`);
+    },
+    '/frame-ad': (_req, res) => html(res, '<body style="margin:0;background:#00ff00"><div class="ad" style="position:absolute;left:10px;top:10px;width:50px;height:30px;background:#ff0000"></div></body>'),
+    '/frame-nest': (_req, res) => html(res, '<body style="margin:0"><iframe src="/frame-ad" style="width:150px;height:100px;border:0"></iframe></body>'),
     // More matches than one capture covers: 1,500 boxes of 2 × 2 px on a white page.
     '/many': (_req, res) => html(res, `<body style="background:#ffffff;margin:0;line-height:0">${'<i style="display:inline-block;width:2px;height:2px;margin:0 2px 2px 0"></i>'.repeat(1500)}</body>`),
   });
@@ -76,6 +85,23 @@ describe('mask (Playwright page.screenshot mask)', () => {
     expect([element.width, element.height]).toEqual([300, 200]);
     expect(await pixelsOf(element.data as Buffer, MAGENTA)).toBe(100 * 50);
     expect(near((await decode(element.data as Buffer)).at(100, 125), MAGENTA)).toBe(true);
+  });
+
+  it('covers elements inside frames with frame >> selector (Playwright frameLocator), same-origin and cross-origin, and frames in frames', async () => {
+    const framed = { path: '/framed', wait_until: 'load' } as const;
+    expect(await pixelsOf((await shot({ ...framed, mask: '.ad' })).data as Buffer, MAGENTA)).toBe(0);
+    const masked = await shot({ ...framed, mask: 'iframe >> .ad' });
+    // The two top frames' boxes; the nested frame is one step further.
+    expect(await pixelsOf(masked.data as Buffer, MAGENTA)).toBe(2 * 50 * 30);
+    const image = await decode(masked.data as Buffer);
+    expect([near(image.at(35, 25), MAGENTA), near(image.at(185, 25), MAGENTA), near(image.at(35, 125), '#ff0000')]).toEqual([true, true, true]);
+    const nested = await shot({ ...framed, mask: '#outer >> iframe >> .ad', mask_color: '#0000ff' });
+    expect(await pixelsOf(nested.data as Buffer, [0, 0, 255])).toBe(50 * 30);
+    expect(near((await decode(nested.data as Buffer)).at(35, 125), '#0000ff')).toBe(true);
+    await expect(shot({ ...framed, mask: 'iframe >> div[' })).rejects.toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'mask' } });
+    for (const mask of ['a >> b >> c >> d >> .ad', 'iframe >> ', '>> .ad']) {
+      await expect(shot({ ...framed, mask }), mask).rejects.toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'mask' } });
+    }
   });
 
   it(`covers at most ${MAX_MASKED_ELEMENTS} elements, however many match`, async () => {

@@ -9,7 +9,7 @@ import { READINESS_ALLOWED_TEXT, READINESS_CHECKS } from './readiness-params.js'
 import { BLOCKING_ALLOWED_TEXT, BLOCKING_CHECKS } from './blocking-params.js';
 import { ACTION_ALLOWED_TEXT, ACTION_CHECKS, ACTION_READERS } from './action-params.js';
 import { OUTPUT_ALLOWED_TEXT, OUTPUT_CHECKS, OUTPUT_READERS } from './output-params.js';
-import { SHOT_ALLOWED_TEXT, SHOT_READERS } from './shot-params.js';
+import { SHOT_ALLOWED_TEXT, SHOT_CHECKS, SHOT_READERS } from './shot-params.js';
 import { DOWNLOAD_ALLOWED_TEXT, DOWNLOAD_CHECKS, DOWNLOAD_READERS } from './download-params.js';
 import { PDF_ALLOWED_TEXT, PDF_CHECKS, PDF_READERS } from './pdf-params.js';
 import { HEADER_SCOPE_ALLOWED_TEXT, HEADER_SCOPE_CHECKS, HEADER_SCOPE_READERS } from './header-scope-params.js';
@@ -36,7 +36,7 @@ const takesArray = (schema: PropertySchema): boolean => schema.type === 'array' 
 /** `format=jpeg`, as other screenshot services and MIME types spell it, is `jpg`. */
 const readFormat = (value: unknown): unknown => (typeof value === 'string' && value.toLowerCase() === 'jpeg' ? 'jpg' : value);
 const READERS: Record<string, ((value: unknown) => unknown) | undefined> = { ...PAGE_OPTION_READERS, ...SHOT_READERS, ...PDF_READERS, ...HEADER_SCOPE_READERS, ...MEDIA_FEATURE_READERS, ...DOWNLOAD_READERS, ...INTERCEPT_READERS, ...DOCUMENT_READERS, ...ACTION_READERS, ...OUTPUT_READERS, format: readFormat };
-const CHECKS: Record<string, ((value: never) => string | undefined) | undefined> = { ...PAGE_OPTION_CHECKS, ...MEDIA_FEATURE_CHECKS, ...DOWNLOAD_CHECKS, ...PDF_CHECKS, ...HEADER_SCOPE_CHECKS, ...INTERCEPT_CHECKS, ...INJECTION_CHECKS, ...DOCUMENT_CHECKS, ...READINESS_CHECKS, ...BLOCKING_CHECKS, ...ACTION_CHECKS, ...OUTPUT_CHECKS };
+const CHECKS: Record<string, ((value: never) => string | undefined) | undefined> = { ...PAGE_OPTION_CHECKS, ...SHOT_CHECKS, ...MEDIA_FEATURE_CHECKS, ...DOWNLOAD_CHECKS, ...PDF_CHECKS, ...HEADER_SCOPE_CHECKS, ...INTERCEPT_CHECKS, ...INJECTION_CHECKS, ...DOCUMENT_CHECKS, ...READINESS_CHECKS, ...BLOCKING_CHECKS, ...ACTION_CHECKS, ...OUTPUT_CHECKS };
 
 const INTEGER = /^-?\d+$/;
 const NUMBER = /^-?(?:\d+\.?\d*|\.\d+)$/;

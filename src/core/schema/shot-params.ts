@@ -6,6 +6,9 @@ import { IMAGE_FORMATS, isImageFormat, type CaptureFormat } from './formats.js';
 export const DEFAULT_MASK_COLOR = '#FF00FF';
 /** Most boxes one capture paints: `mask=*` on a page of a hundred thousand elements stays one overlay's work. */
 export const MAX_MASKED_ELEMENTS = 1_000;
+/** Most frames one `mask` selector looks into, and frames within frames it goes through (`a >> b >> .ad`). */
+export const MAX_MASKED_FRAMES = 20;
+export const MAX_MASK_FRAME_DEPTH = 3;
 /** Most CSS px one side of `inset` takes off (or, negative, adds). */
 const MAX_INSET = 1000;
 const INSET_PX = Type.Integer({ minimum: -MAX_INSET, maximum: MAX_INSET });
@@ -20,7 +23,7 @@ export const SHOT_PROPERTIES = {
     Type.String({
       minLength: 1,
       maxLength: 4096,
-      description: `Comma-separated CSS selectors whose elements are covered by a box of mask_color in the image (viewport, full-page, clip and element shots), as Playwright's \`mask\`; unlike hide_selectors the page does not show through. At most ${MAX_MASKED_ELEMENTS} elements are covered.`,
+      description: `Comma-separated CSS selectors whose elements are covered by a box of mask_color in the image (viewport, full-page, clip and element shots), as Playwright's \`mask\`; unlike hide_selectors the page does not show through. \`frame >> selector\` covers the elements inside the frames \`frame\` matches, same-origin or not, as Playwright's frame locators (\`iframe#pay >> .card\`; frames in frames with more \`>>\`, at most ${MAX_MASK_FRAME_DEPTH} deep, ${MAX_MASKED_FRAMES} frames per selector). At most ${MAX_MASKED_ELEMENTS} elements are covered.`,
     }),
   ),
   mask_color: Type.Optional(Type.String({ pattern: HEX_COLOR, maxLength: 9, description: `With mask: the colour of the boxes, \`#rgb\`, \`#rgba\`, \`#rrggbb\` or \`#rrggbbaa\`. Default ${DEFAULT_MASK_COLOR}, as Playwright's.` })),
@@ -35,6 +38,20 @@ export const SHOT_PROPERTIES = {
 export const SHOT_ALLOWED_TEXT: Partial<Record<keyof typeof SHOT_PROPERTIES, string>> = {
   mask_color: 'a hex colour: #rgb, #rgba, #rrggbb or #rrggbbaa',
   inset: `1 to 4 integers -${MAX_INSET}..${MAX_INSET} (CSS px: all sides; top/bottom and left/right; top, left/right, bottom; top, right, bottom, left), or an object of top, right, bottom and left`,
+};
+
+/** A `mask` selector's steps: the frames it enters, in order, then the elements' selector. */
+export const maskSteps = (selector: string): string[] => selector.split('>>').map((step) => step.trim());
+
+export const SHOT_CHECKS = {
+  mask: (list: string): string | undefined => {
+    for (const selector of list.split(',')) {
+      const steps = maskSteps(selector);
+      if (steps.length > 1 && steps.some((step) => step === '')) return `'${selector.trim()}' has an empty step around >>`;
+      if (steps.length > MAX_MASK_FRAME_DEPTH + 1) return `'${selector.trim()}' enters ${steps.length - 1} frames, at most ${MAX_MASK_FRAME_DEPTH}`;
+    }
+    return undefined;
+  },
 };
 
 const SIDES = ['top', 'right', 'bottom', 'left'] as const;
