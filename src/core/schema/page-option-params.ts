@@ -72,7 +72,7 @@ export const PAGE_OPTION_PROPERTIES = {
     }),
   ),
   fail_on_http_error: Type.Boolean({ default: false, description: 'A main document answering 400 or more fails with 502 CAPTURE_FAILED (reason http_status) instead of being captured.' }),
-  metadata: Type.Boolean({ default: false, description: 'With response_type=json, add `page`: title, final_url, status, description, og_image.' }),
+  metadata: Type.Boolean({ default: false, description: 'With response_type=json, add `page`: what format=metadata answers (title, description, canonical, lang, open_graph, twitter, json_ld, icons, feeds, status, final_url, headers, fonts), and og_image (open_graph.image).' }),
 };
 
 /** What a parameter whose type is no plain scalar accepts, in words. */
