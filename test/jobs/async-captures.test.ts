@@ -104,7 +104,7 @@ describe.skipIf(!isBuilt())('asynchronous captures', () => {
     const before = await quotaLeft();
     const { response, body } = await enqueue(instanceA, { url: fixtures.url('/solid?color=%2300ff00') });
     expect(response.status).toBe(202);
-    expect(body).toEqual({ id: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/), status: 'queued', status_url: `/api/v1/captures/${body.id}` });
+    expect(body).toEqual({ id: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/), status: 'queued', status_url: `/api/v1/captures/${body.id}`, request_id: response.headers.get('x-request-id') });
     expect(response.headers.get('location')).toBe(body.status_url);
     expect(response.headers.get('x-quota-remaining')).toBe(String(before - 1));
     const status = await finished(instanceB, body.id);
@@ -144,9 +144,12 @@ describe.skipIf(!isBuilt())('asynchronous captures', () => {
     expect((await har.json()).log.entries.map((entry: { request: { url: string } }) => entry.request.url)).toContain(url);
   });
 
-  it('carries outputs= in the status: each sidecar at its <name>_url, from a worker, read on instance B (issue 52)', async () => {
-    const { body } = await enqueue(instanceA, { html: '<h1>Queued</h1><p>See <a href="https://example.com/q">q</a>.</p>', outputs: 'markdown,links' });
+  it('carries outputs= in the status and the webhook: each sidecar at its <name>_url, from a worker, read on instance B (issue 52)', async () => {
+    const { body } = await enqueue(instanceA, { html: '<h1>Queued</h1><p>See <a href="https://example.com/q">q</a>.</p>', outputs: 'markdown,links', webhook_url: receiver.url('/outputs') });
     const status = (await finished(instanceB, body.id)) as Status & Record<'markdown_url' | 'links_url', string>;
+    await until(() => receiver.deliveries.some((d) => d.headers['x-capture-id'] === body.id), 'the webhook', 15_000);
+    const sent = JSON.parse((receiver.deliveries.find((d) => d.headers['x-capture-id'] === body.id) as WebhookDelivery).body) as Record<string, unknown>;
+    expect([sent.markdown_url, sent.links_url]).toEqual([status.markdown_url, status.links_url]);
     expect(status).toMatchObject({ status: 'completed', format: 'PNG', markdown_url: expect.stringMatching(/^\/api\/files\/.*\.md$/), links_url: expect.stringMatching(/^\/api\/files\/.*\.json$/) });
     const markdown = await fetch(`${instanceB.origin}${status.markdown_url}`, { headers: { 'X-API-Key': KEYS.a } });
     expect(markdown.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
@@ -237,7 +240,8 @@ describe.skipIf(!isBuilt())('asynchronous captures', () => {
 
   it('loses nothing when a worker is killed mid-recording: another worker takes the job over and completes it', async () => {
     const before = await quotaLeft();
-    const { body } = await enqueue(instanceA, { url: fixtures.url('/fade'), scenario: 'record', format: 'mp4', duration: '10', viewport_width: '320', viewport_height: '240' });
+    // Live, so that the recording lasts its 10 s: one drawn frame by frame would be over before the kill.
+    const { body } = await enqueue(instanceA, { url: fixtures.url('/fade'), scenario: 'record', format: 'mp4', duration: '10', video_clock: 'live', viewport_width: '320', viewport_height: '240' });
     await until(async () => (await statusOf(instanceB, body.id)).status === 'processing', 'the recording to start', 15_000);
     const killed = processTree(worker.child.pid as number);
     expect(killed.length).toBeGreaterThan(1);

@@ -141,6 +141,25 @@ describe.skipIf(!isBuilt())('bulk captures and uploads', () => {
     expect(await quotaLeft()).toBe(before - 20);
   }, 90_000);
 
+  it('stores outputs= beside each item: its status and the batch webhook list each <name>_url, and the files are served (issue 52)', async () => {
+    const hook = receiver.url('/batch-outputs');
+    const items = ['one', 'two'].map((word) => ({ html: `<h1>${word}</h1><p><a href="https://example.com/${word}">${word}</a></p>` }));
+    const queued = await post('bulk', { defaults: { ...small, outputs: 'markdown,links' }, items, webhook_url: hook });
+    expect(queued.status, JSON.stringify(queued.body)).toBe(202);
+    const id = queued.body.id as string;
+    const done = await settled(id);
+    const listed = done.items as (BulkStatus['items'][number] & Record<'markdown_url' | 'links_url', string>)[];
+    expect(listed.map(({ status }) => status)).toEqual(['completed', 'completed']);
+    for (const [index, word] of ['one', 'two'].entries()) {
+      const item = listed[index] as (typeof listed)[number];
+      expect((await file(item.markdown_url)).toString()).toBe(`# ${word}\n\n[${word}](https://example.com/${word})\n`);
+      expect(JSON.parse((await file(item.links_url)).toString())).toEqual({ links: [{ url: `https://example.com/${word}`, text: word, rel: null, same_origin: false }] });
+    }
+    await until(() => receiver.deliveries.some((d) => d.headers['x-capture-id'] === id), 'the batch webhook', 15_000);
+    const sent = JSON.parse((receiver.deliveries.find((d) => d.headers['x-capture-id'] === id) as WebhookDelivery).body) as { items: Record<string, unknown>[] };
+    expect(sent.items.map((item) => [item.markdown_url, item.links_url])).toEqual(listed.map((item) => [item.markdown_url, item.links_url]));
+  });
+
   it('refuses a batch with a bad item by its index, one over the tier, and an unknown field, spending no quota', async () => {
     const before = await quotaLeft();
     const bad = await post('bulk', { defaults: small, items: [solid('#ff0000'), solid('#00ff00'), solid('#0000ff'), { url: solid('#ff0000'), viewport_width: 'wide' }] });
