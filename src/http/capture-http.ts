@@ -10,7 +10,7 @@ import type { HttpRequest, HttpResponse } from './http-types.js';
 import { resolveHttpOptions, type CaptureHttpOptions, type ResolvedHttpOptions } from './http-options.js';
 import { setQuotaHeaders, setRateHeaders } from './limit-headers.js';
 import { fromSearchParams, type ParamBag } from './request-body.js';
-import { errorResponse } from './responses.js';
+import { errorResponse, withJsonFields } from './responses.js';
 import type { CaptureError } from '../core/errors/catalogue.js';
 import type { RouteTable } from './routes.js';
 import type { RouteAnswer } from './http-observer.js';
@@ -75,7 +75,9 @@ export class CaptureHttp {
     const started = performance.now();
     const target = new URL(request.url, 'http://localhost');
     const requestId = requestIdOf(request);
-    const { response, ...learnt } = await this.tracedRoute(request, target, options);
+    const { response: answered, ...learnt } = await this.tracedRoute(request, target, options);
+    // Every error body names the request, whichever route refused it.
+    const response = answered.code !== undefined && answered.status >= 400 ? withJsonFields(answered, { request_id: requestId }) : answered;
     response.headers[REQUEST_ID_HEADER] = requestId;
     // The unread rest of an oversized body would be taken for the next request on this connection.
     if (request.bodyTooLarge || (request.stream && !request.stream.readableEnded)) response.headers.Connection = 'close';

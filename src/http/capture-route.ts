@@ -14,7 +14,7 @@ import type { ResolvedHttpOptions } from './http-options.js';
 import type { RouteAnswer } from './http-observer.js';
 import { isMultipart, readBodyParams, type ParamBag } from './request-body.js';
 import { readMultipartParams, type UploadedFiles } from './multipart-body.js';
-import { captureResponse, errorResponse, withWarnings } from './responses.js';
+import { captureResponse, errorResponse, withJsonFields } from './responses.js';
 import { asyncCapturesFor, enqueueCapture, withUploadsInline } from './async-capture-routes.js';
 import { answerFromCache, claimMs } from './cache/cached-capture.js';
 import { answerIdempotently, idempotencyKeyOf } from './idempotency/idempotent-answer.js';
@@ -89,7 +89,7 @@ export async function answerCapture(engine: CaptureEngine, options: ResolvedHttp
   const unknown = unknownParams(ask.params);
   const answer = await answerTimedCapture(engine, options, ask, captureOptions, unknown, (timings) => void (phases = timings));
   answer.response.headers['Server-Timing'] = serverTiming({ phases, cache: answer.cache && cacheHeader(answer.cache), totalMs: performance.now() - started });
-  if (unknown) answer.response = withWarnings(answer.response, unknownWarnings(unknown));
+  if (unknown) answer.response = withJsonFields(answer.response, { warnings: unknownWarnings(unknown) });
   return answer;
 }
 
@@ -143,7 +143,7 @@ async function answerTimedCapture(
           await policy.chargeBrowserTime(account.id, account.tier, Math.ceil(seconds));
         }
       });
-    const run = async (): Promise<Omit<RouteAnswer, 'route'>> => {
+    const answering = async (): Promise<Omit<RouteAnswer, 'route'>> => {
       if (parsed.cache) {
         // Without the client's signal: a cached capture serves every request waiting for it, and
         // the entry it leaves; one client going away must not abort it.
@@ -160,6 +160,11 @@ async function answerTimedCapture(
       const response = await captureResponse(result, parsed.response_type === 'json', headers, options.routes.fileUrl);
       if (ask.headOnly) response.body = '';
       return { bytes: result.size, captureId: result.id, response };
+    };
+    // The JSON names the request that asked, as X-Request-Id does; a replay under an Idempotency-Key is the first answer, its id included.
+    const run = async (): Promise<Omit<RouteAnswer, 'route'>> => {
+      const answered = await answering();
+      return { ...answered, response: withJsonFields(answered.response, { request_id: requestIdOf(ask.request) }) };
     };
     const key = ask.route === 'capture' && ask.request.method.toUpperCase() === 'POST' ? idempotencyKeyOf(ask.request) : undefined;
     // Awaited before the spread: the capture adds what it learnt (its browser time) to `answer`.

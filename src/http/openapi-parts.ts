@@ -30,7 +30,7 @@ export const LIMIT_HEADERS = {
   'X-RateLimit-Reset': { description: 'When the window resets, Unix time in milliseconds', schema: { type: 'integer' } },
   'X-Quota-Limit': { description: 'Captures allowed this month (requests with a valid key)', schema: { type: 'integer' } },
   'X-Quota-Remaining': { description: 'Captures left this month (requests with a valid key)', schema: { type: 'integer' } },
-  'X-Request-Id': { description: "The request's id: the caller's own X-Request-Id when it is 1 to 128 letters, digits or `-_.:/+=`, else a UUID the service made. It is in the access log line, the request's span (`http.request.header.x-request-id`), an async capture's status (`request_id`) and its webhook (`X-Request-Id`)", schema: { type: 'string' } },
+  'X-Request-Id': { description: "The request's id: the caller's own X-Request-Id when it is 1 to 128 letters, digits or `-_.:/+=`, else a UUID the service made. It is in the access log line, the request's span (`http.request.header.x-request-id`), the JSON body of a capture (`request_id`: `response_type=json`, `async=true`) and of every error, an async capture's status (`request_id`) and its webhook (`X-Request-Id`)", schema: { type: 'string' } },
 };
 
 /** `strict`: names that are no capture parameter refused instead of warned about. */

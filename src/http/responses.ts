@@ -21,8 +21,8 @@ export function errorResponse(error: unknown, headers: Record<string, string>, l
   return { ...json(failure.status, Object.assign(headers, failure.headers), failure.toJSON()), code: failure.code };
 }
 
-/** A JSON answer (errors too) with `warnings` added; any other answer as it is. */
-export function withWarnings(response: HttpResponse, warnings: string[]): HttpResponse {
+/** A JSON object answer (errors too) with `fields` added; any other answer as it is. */
+export function withJsonFields(response: HttpResponse, fields: Record<string, unknown>): HttpResponse {
   if (typeof response.body !== 'string' || !response.headers['Content-Type']?.startsWith('application/json')) return response;
   let body: unknown;
   try {
@@ -31,7 +31,7 @@ export function withWarnings(response: HttpResponse, warnings: string[]): HttpRe
     return response;
   }
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return response;
-  const text = JSON.stringify({ ...body, warnings });
+  const text = JSON.stringify({ ...body, ...fields });
   response.headers['Content-Length'] = String(Buffer.byteLength(text));
   return { ...response, body: text };
 }

@@ -350,10 +350,12 @@ describe.skipIf(!isBuilt())('capture options over HTTP (npm start)', () => {
     expect(near(await colourAt(await get('/status?code=404', {})), '#0000ff')).toBe(true);
   });
 
-  it('metadata: the JSON result describes the page', async () => {
-    const response = await get('/meta', { metadata: 'true', response_type: 'json' });
+  it('metadata: the JSON result describes the page, and names the request as its X-Request-Id', async () => {
+    const query = new URLSearchParams({ url: fixtures.url('/meta'), ...small, metadata: 'true', response_type: 'json' });
+    const response = await fetch(`${service.origin}/api/v1/capture?${query}`, { headers: { 'X-API-Key': KEY, 'X-Request-Id': 'trace:meta-1' } });
     expect(response.status).toBe(200);
-    const body = (await response.json()) as { url: string; page: unknown };
+    const body = (await response.json()) as { url: string; page: unknown; request_id: string };
+    expect([body.request_id, response.headers.get('x-request-id')]).toEqual(['trace:meta-1', 'trace:meta-1']);
     expect(body.page).toMatchObject({ title: 'Metadata page', final_url: fixtures.url('/meta'), status: 200, description: 'A page about itself', og_image: 'https://img.example/og.png', open_graph: { image: 'https://img.example/og.png' }, json_ld: [] });
     const stored = await fetch(new URL(body.url, service.origin));
     expect(stored.headers.get('content-type')).toBe('image/png');

@@ -52,7 +52,7 @@ describe.skipIf(!mounted)('disk full while storing', () => {
     const before = await fetch(`${app.origin}/api/v1/capture?viewport_width=1`, { headers: { 'X-API-Key': KEY } });
     const response = await fetch(url, { headers: { 'X-API-Key': KEY } });
     expect(response.status).toBe(500);
-    expect(await response.json()).toEqual({ error: 'Internal error', code: 'INTERNAL_ERROR' });
+    expect(await response.json()).toEqual({ error: 'Internal error', code: 'INTERNAL_ERROR', request_id: response.headers.get('x-request-id') });
     expect(response.headers.get('x-quota-remaining')).toBe(before.headers.get('x-quota-remaining'));
     const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
     expect(files).toEqual([]);

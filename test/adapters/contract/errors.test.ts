@@ -23,9 +23,10 @@ describe.each(ADAPTERS)('HTTP contract on %s: errors', (adapter) => {
   });
 
   it('400 INVALID_PARAMETER names the parameter and what is allowed, and uses no quota', async () => {
-    const before = await capture({ url: solid(), viewport_width: '50' }, { headers: { 'X-API-Key': KEYS.pro } });
+    const before = await capture({ url: solid(), viewport_width: '50' }, { headers: { 'X-API-Key': KEYS.pro, 'X-Request-Id': 'contract-400' } });
     expect(before.status).toBe(400);
-    expect(await before.json()).toEqual({ error: expect.any(String), code: 'INVALID_PARAMETER', param: 'viewport_width', allowed: 'integer 100..7680' });
+    // The request's id in the body too, as in its X-Request-Id header.
+    expect(await before.json()).toEqual({ error: expect.any(String), code: 'INVALID_PARAMETER', param: 'viewport_width', allowed: 'integer 100..7680', request_id: 'contract-400' });
     const again = await capture({ format: 'bmp' }, { headers: { 'X-API-Key': KEYS.pro } });
     expect(again.headers.get('x-quota-remaining')).toBe(before.headers.get('x-quota-remaining'));
     for (const name of [...RATE_HEADERS, ...QUOTA_HEADERS]) expect(again.headers.get(name), name).not.toBeNull();
@@ -93,7 +94,7 @@ describe.each(ADAPTERS)('HTTP contract on %s: errors', (adapter) => {
     expect(statuses).toEqual([400, 400, 400, 400, 400, 400, 429]);
     const response = last as Response;
     const body = (await response.json()) as Record<string, unknown>;
-    expect(body).toEqual({ error: 'Rate limit exceeded', code: 'RATE_LIMIT_EXCEEDED', limit: 6, remaining: 0, reset: expect.any(Number) });
+    expect(body).toEqual({ error: 'Rate limit exceeded', code: 'RATE_LIMIT_EXCEEDED', limit: 6, remaining: 0, reset: expect.any(Number), request_id: response.headers.get('x-request-id') });
     expect(response.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(response.headers.get('x-ratelimit-reset')).toBe(String(body.reset));
     expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);

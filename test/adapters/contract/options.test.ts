@@ -50,7 +50,7 @@ describe.each(ADAPTERS)('HTTP contract on %s: capture options', (adapter) => {
     const response = await capture(KEYS.pro, { selector: '#missing' });
     expect(response.status).toBe(422);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(await response.json()).toEqual({ error: expect.any(String), code: 'ELEMENT_NOT_FOUND', param: 'selector', selector: '#missing' });
+    expect(await response.json()).toEqual({ error: expect.any(String), code: 'ELEMENT_NOT_FOUND', param: 'selector', selector: '#missing', request_id: expect.any(String) });
     for (const name of [...RATE_HEADERS, ...QUOTA_HEADERS]) expect(response.headers.get(name), name).not.toBeNull();
     expect(response.headers.get('x-quota-remaining')).toBe(before.headers.get('x-quota-remaining'));
   });
@@ -98,7 +98,7 @@ describe.each(ADAPTERS)('HTTP contract on %s: capture options', (adapter) => {
   it('422 CAPTURE_REJECTED names the rule and what matched', async () => {
     const response = await capture(KEYS.pro, { fail_if_selector: '#box' });
     expect(response.status).toBe(422);
-    expect(await response.json()).toEqual({ error: expect.any(String), code: 'CAPTURE_REJECTED', reason: 'selector_present', items: [{ selector: '#box' }] });
+    expect(await response.json()).toEqual({ error: expect.any(String), code: 'CAPTURE_REJECTED', reason: 'selector_present', items: [{ selector: '#box' }], request_id: expect.any(String) });
   });
 
   it('400 INVALID_PARAMETER for a selector that is no CSS', async () => {

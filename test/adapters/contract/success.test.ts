@@ -76,7 +76,7 @@ describe.each(ADAPTERS)('HTTP contract on %s: answers', (adapter) => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     const result = (await response.json()) as { url: string; size: number; format: string; status: string; id: string };
-    expect(Object.keys(result).sort()).toEqual(['format', 'id', 'size', 'status', 'url']);
+    expect(Object.keys(result).sort()).toEqual(['format', 'id', 'request_id', 'size', 'status', 'url']);
     expect(result).toMatchObject({ format: 'PNG', status: 'completed' });
     expect(result.url).toMatch(new RegExp(`^/api/files/.+/${result.id}\\.png$`));
     const file = await fetch(`${suite.app.origin}${result.url}`);
