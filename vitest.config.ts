@@ -1,6 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
-/** Tests that start no browser: they run first, files in parallel. */
+/**
+ * Tests that start no browser: they run first, files in parallel on every core (vitest's default
+ * leaves one core free: a single worker on a 2-core CI machine, 8 s more on each of four runs).
+ */
 const UNIT = [
   'test/core/**/*.test.ts',
   'test/http/**/*.test.ts',
@@ -50,7 +53,7 @@ export default defineConfig({
     isolate: false,
     reporters: ['default'],
     projects: [
-      { extends: true, test: { name: 'unit', include: UNIT, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'unit', include: UNIT, maxWorkers: '100%', sequence: { groupOrder: 0 } } },
       {
         extends: true,
         test: {
