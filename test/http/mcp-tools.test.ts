@@ -10,11 +10,25 @@ const names = (tool: string): string[] => Object.keys(tools.get(tool)?.inputSche
 const schema = captureParamsJsonSchema().properties as Record<string, { description?: string }>;
 
 describe('the MCP tools, from the request schema', () => {
-  it('take each parameter with the schema\'s own description, and none the transport decides', () => {
+  it('list each parameter with the first sentence of the schema\'s own description, and none the transport decides', () => {
     for (const tool of tools.values()) {
-      for (const [name, property] of Object.entries(tool.inputSchema.properties)) expect((property as { description?: string }).description, `${tool.name}.${name}`).toBe(schema[name]?.description);
-      for (const decided of ['response_type', 'async', 'webhook_url', 'scenario']) expect(names(tool.name)).not.toContain(decided);
+      for (const [name, property] of Object.entries(tool.inputSchema.properties)) {
+        if (name === 'options' || name === 'format') continue;
+        const { description } = property as { description: string };
+        expect(schema[name]?.description?.startsWith(description), `${tool.name}.${name}`).toBe(true);
+        expect(description, `${tool.name}.${name}`).toMatch(/\.$/);
+      }
+      for (const decided of ['response_type', 'async', 'webhook_url', 'scenario']) expect([...names(tool.name), ...(tool.optional ?? [])]).not.toContain(decided);
     }
+  });
+
+  // Issue 52: a model reads the whole list before every conversation; it was 182 kB, every parameter of every tool in full.
+  it('fit in a model\'s context: the tools/list answer is at most 24 KiB, the rest of the schema in options', () => {
+    const answer = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { tools: captureTools().map(({ name, description, inputSchema }) => ({ name, description, inputSchema })) } });
+    expect(Buffer.byteLength(answer)).toBeLessThanOrEqual(24 * 1024);
+    expect([...(tools.get('screenshot')?.optional ?? [])]).toEqual(expect.arrayContaining(['actions', 'cookies', 'headers', 'block_requests', 'mask']));
+    expect([...(tools.get('pdf')?.optional ?? [])]).toEqual(expect.arrayContaining(['pdf_outline', 'pdf_watermark', 'cookies']));
+    for (const other of ['pdf_paper', 'fps', 'response_type', 'async']) expect([...(tools.get('screenshot')?.optional ?? [])]).not.toContain(other);
   });
 
   it('give screenshot the image parameters and not those of documents or videos', () => {

@@ -77,5 +77,13 @@ describe('capture-engine mcp over stdio', () => {
   it('refuses a parameter that does not apply to the tool, naming it', async () => {
     const result = (await client.callTool({ name: 'screenshot', arguments: { url: fixtures.url('/halves'), pdf_paper: 'A3' } })) as CallToolResult;
     expect(refusal(result)).toMatchObject({ code: 'INVALID_PARAMETER', param: 'pdf_paper', error: expect.stringContaining('screenshot') });
+    const inOptions = (await client.callTool({ name: 'screenshot', arguments: { url: fixtures.url('/halves'), options: { pdf_paper: 'A3' } } })) as CallToolResult;
+    expect(refusal(inOptions)).toMatchObject({ code: 'INVALID_PARAMETER', param: 'options.pdf_paper' });
+  });
+
+  it('takes the parameters a tool does not list in options', async () => {
+    const result = (await client.callTool({ name: 'markdown', arguments: { url: fixtures.url('/article'), options: { scripts: "document.querySelector('h1').textContent = 'Black tea'" } } })) as CallToolResult;
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    expect(result.content[0]).toMatchObject({ type: 'text', text: expect.stringMatching(/^# Black tea\n/) });
   });
 });

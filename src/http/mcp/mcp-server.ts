@@ -56,11 +56,18 @@ export function captureMcpServer(storage: CaptureStorage, run: RunCapture): Serv
 /** The caller's arguments within the tool's schema, with what the tool decides. */
 function paramsOf(tool: CaptureTool, args: Record<string, unknown>): Record<string, unknown> {
   const params = Object.assign(Object.create(null) as Record<string, unknown>, decidedParams(tool));
-  for (const [name, value] of Object.entries(args)) {
-    if (!Object.hasOwn(tool.inputSchema.properties, name)) {
+  const { options = {}, ...listed } = args;
+  // A parameter of `options` given beside the listed ones is taken as well: models do that.
+  for (const [name, value] of Object.entries(listed)) {
+    if (!Object.hasOwn(tool.inputSchema.properties, name) && !tool.optional.has(name)) {
       throw captureErrors.invalidParameter(name, `'${name}' does not apply to the ${tool.name} tool`, Object.keys(tool.inputSchema.properties).join(', '));
     }
     if (name === 'format' && !tool.formats.includes(String(value))) throw captureErrors.invalidParameter('format', `The ${tool.name} tool makes ${tool.formats.join(', ')}, not ${String(value)}`, tool.formats.join(', '));
+    params[name] = value;
+  }
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw captureErrors.invalidParameter('options', 'options is an object of capture parameters', 'an object');
+  for (const [name, value] of Object.entries(options)) {
+    if (!tool.optional.has(name)) throw captureErrors.invalidParameter(`options.${name}`, `'${name}' is not a parameter of the ${tool.name} tool's options`, [...tool.optional].join(', '));
     params[name] = value;
   }
   return params;
