@@ -1,5 +1,5 @@
 import type * as RateLimiterFlexible from 'rate-limiter-flexible';
-import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import { lazyRequire } from '../core/loading/lazy-require.js';
 
 /** rate-limiter-flexible, loaded when the first limiter is made (about 20 ms of a cold start). */
@@ -56,4 +56,14 @@ export function redisLimiterStore(client: unknown, options: { useRedisPackage?: 
         ...(refuseFromMemoryWhenOver ? { inMemoryBlockOnConsumed: points + 1 } : {}),
       }),
   };
+}
+
+/** rate-limiter-flexible rejects with a RateLimiterRes when over the limit, with an Error when the store fails. */
+export async function consume(limiter: RateLimiterAbstract, key: string, points = 1): Promise<{ allowed: boolean; res: RateLimiterRes }> {
+  try {
+    return { allowed: true, res: await limiter.consume(key, points) };
+  } catch (rejection) {
+    if (rejection instanceof rateLimiterFlexible().RateLimiterRes) return { allowed: false, res: rejection };
+    throw rejection;
+  }
 }

@@ -1,6 +1,7 @@
-import type { RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { resolveTiers, TIER_NAMES, type TierLimits, type TierName, type Tiers } from './tiers.js';
-import { memoryLimiterStore, rateLimiterFlexible, type LimiterStore } from './limiter-store.js';
+import { consume, memoryLimiterStore, type LimiterStore } from './limiter-store.js';
+import { mcpSlots, type ReleaseSlot } from './in-flight-slots.js';
 import { addressKey } from './address-key.js';
 
 /** One window of a limit as the headers show it. `resetMs` is Unix time in milliseconds. */
@@ -43,6 +44,12 @@ export interface Policy {
    * capture may fail after the month turned). @param reservedAtMs when it was reserved; default now
    */
   refund(accountId: string, tier: TierName, reservedAtMs?: number, count?: number): Promise<void>;
+  /**
+   * Takes one of the key's MCP requests in flight (`mcpInFlightLimit`), counted where the limits
+   * are (with Redis, across instances): what gives it back, or undefined when none is left.
+   * Without it, each instance counts its own.
+   */
+  holdMcpRequest?(accountId: string, tier: TierName): Promise<ReleaseSlot | undefined>;
 }
 
 const MONTH_WINDOW_SEC = 35 * 24 * 3600;
@@ -148,15 +155,6 @@ export function createPolicy(options: { tiers?: Partial<Record<TierName, Partial
     async refund(accountId, tier, reservedAtMs, count = 1) {
       await quota[tier].reward(monthKey(accountId, reservedAtMs), count);
     },
+    holdMcpRequest: mcpSlots(store, tiers),
   };
-}
-
-/** rate-limiter-flexible rejects with a RateLimiterRes when over the limit, with an Error when the store fails. */
-async function consume(limiter: RateLimiterAbstract, key: string, points = 1): Promise<{ allowed: boolean; res: RateLimiterRes }> {
-  try {
-    return { allowed: true, res: await limiter.consume(key, points) };
-  } catch (rejection) {
-    if (rejection instanceof rateLimiterFlexible().RateLimiterRes) return { allowed: false, res: rejection };
-    throw rejection;
-  }
 }

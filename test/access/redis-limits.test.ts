@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPolicy, redisLimiterStore } from '../../src/access/index.js';
+import { createPolicy, mcpInFlightLimit, redisLimiterStore } from '../../src/access/index.js';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 
 /** Several instances share limits through Redis: the counts must be exact across them. */
@@ -39,5 +39,20 @@ describe('limits shared through Redis', () => {
     expect((await second.quota('quota-account', 'PRO')).remaining).toBe(1);
     expect((await second.reserve('quota-account', 'PRO')).allowed).toBe(true);
     expect((await first.reserve('quota-account', 'PRO')).allowed).toBe(false);
+  });
+
+  // Issue 52: a key's MCP requests in flight are held to its limit whichever instances they reach.
+  it('MCP requests in flight: two instances together hold exactly the limit, a slot given back is taken again, refusals count nothing', async () => {
+    const tiers = { BASIC: { maxConcurrent: 2 } };
+    const [first, second] = [createPolicy({ tiers, store: redisLimiterStore(redis.client()) }), createPolicy({ tiers, store: redisLimiterStore(redis.client()) })];
+    const holds = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? first : second).holdMcpRequest?.('mcp-account', 'BASIC')));
+    const held = holds.filter((release) => release !== undefined);
+    expect(held).toHaveLength(mcpInFlightLimit(first.tiers.BASIC));
+    expect(await first.holdMcpRequest?.('mcp-account', 'BASIC')).toBeUndefined();
+    await held[0]?.();
+    const again = await second.holdMcpRequest?.('mcp-account', 'BASIC');
+    expect([again !== undefined, await first.holdMcpRequest?.('mcp-account', 'BASIC')]).toEqual([true, undefined]);
+    for (const release of [...held.slice(1), again]) await release?.();
+    expect(Number(await redis.client().get('capture-engine:mcp-in-flight:BASIC:mcp-account'))).toBe(0);
   });
 });

@@ -11,6 +11,7 @@ import type { ResolvedHttpOptions } from '../http-options.js';
 import type { HttpRequest, HttpResponse } from '../http-types.js';
 import { errorResponse } from '../responses.js';
 import { captureMcpServer, ToolRefusal, type RunCapture } from './mcp-server.js';
+import { mcpInFlightLimit } from '../../access/in-flight-slots.js';
 
 type Account = Extract<Caller, { kind: 'account' }>;
 
@@ -52,14 +53,26 @@ export class McpRoute {
     return answer;
   }
 
+  /**
+   * Counted here, exactly, and where the policy counts its limits (with Redis, across instances):
+   * requests spread over several instances are held to the same limit.
+   */
   private async gated(caller: Account, respond: () => Promise<HttpResponse>): Promise<HttpResponse> {
     const { id, tier } = caller.record;
-    const limit = 2 * this.options.policy.tiers[tier].maxConcurrent;
+    const { policy } = this.options;
+    const limit = mcpInFlightLimit(policy.tiers[tier]);
+    const tooMany = (): CaptureError => new CaptureError('RATE_LIMIT_EXCEEDED', `At most ${limit} MCP requests of one ${tier} key at once`, { details: { limit }, headers: { 'Retry-After': '1' } });
     const running = this.inFlight.get(id) ?? 0;
-    if (running >= limit) throw new CaptureError('RATE_LIMIT_EXCEEDED', `At most ${limit} MCP requests of one ${tier} key at once`, { details: { limit }, headers: { 'Retry-After': '1' } });
+    if (running >= limit) throw tooMany();
     this.inFlight.set(id, running + 1);
     try {
-      return await respond();
+      const release = policy.holdMcpRequest ? await policy.holdMcpRequest(id, tier) : async () => {};
+      if (!release) throw tooMany();
+      try {
+        return await respond();
+      } finally {
+        await release();
+      }
     } finally {
       const left = (this.inFlight.get(id) ?? 1) - 1;
       if (left === 0) this.inFlight.delete(id);
