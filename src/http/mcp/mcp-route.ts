@@ -71,7 +71,8 @@ export class McpRoute {
       try {
         return await respond();
       } finally {
-        await release();
+        // The answer is made: a store that fails now costs a slot until its window ends, not the answer.
+        await release().catch((error: unknown) => this.options.log.warn({ reason: error instanceof Error ? error.message : String(error) }, 'MCP slot not given back'));
       }
     } finally {
       const left = (this.inFlight.get(id) ?? 1) - 1;
