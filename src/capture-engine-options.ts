@@ -112,10 +112,11 @@ export interface CaptureEngineOptions {
   /** sRGB ICC profile of the PDF/A output intent. @default option → `CAPTURE_SRGB_PROFILE` → the `srgb.icc` installed with Ghostscript */
   srgbProfilePath?: string;
   /**
-   * How `record` and `scroll` videos without actions are drawn: `live` records the page with Chromium's
-   * screencast as it plays; `frames` draws each frame for its own moment, the page's clocks running
-   * on the video's, in a second browser launched with begin-frame control on the first such video
-   * (issue 53; not with `connectEndpoint`). @default 'live'
+   * How `record` and `scroll` videos are made when the request does not say (`video_clock`): `frames`
+   * draws each frame for its own moment, the page's clocks running on the video's, in a second browser
+   * launched with begin-frame control on the first such video; `live` records the page with Chromium's
+   * screencast as it plays. A request may ask for either, except frames with `connectEndpoint` (issue 53).
+   * @default 'frames', or 'live' with `connectEndpoint`
    */
   videoClock?: 'live' | 'frames';
   /** Where log lines go: a pino logger (an app's, `fastify.log`) fits as it is. Keys are never logged. @default JSON lines on stderr */

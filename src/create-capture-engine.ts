@@ -7,6 +7,7 @@ import { nonNegative, positive } from './core/options.js';
 import { BrowserPool, type BrowserPoolOptions, type ContextReuseOptions } from './browser/pool.js';
 import { PoolWithVideoBrowser } from './browser/video-browser-pool.js';
 import type { ContextPool } from './core/ports.js';
+import type { VideoClock } from './core/schema/video-params.js';
 import { findChromium } from './browser/chromium-path.js';
 import { resolveBrowserIdentity } from './browser/browser-user.js';
 import { createCaptureEgress, type CaptureEgress } from './egress/capture-egress.js';
@@ -37,7 +38,7 @@ export async function createCaptureEngine(options: CaptureEngineOptions = {}): P
   const egress = await createCaptureEgress({ allowPrivateNetworks: options.allowPrivateNetworks ?? false, resolver: options.resolver, allowAddress: allowAddressOption(options.allowAddress), proxies: options.proxies, urlLists: { allow: options.urlAllowList, deny: options.urlDenyList } });
   const webBotAuth = options.webBotAuth && (await loadWebBotAuth(options.webBotAuth));
   const engine = await CaptureEngine.create({
-    pool: enginePool(options, egress, { tempDir, log, concurrency, executablePath, userAgent }),
+    ...enginePool(options, egress, { tempDir, log, concurrency, executablePath, userAgent }),
     egress,
     storage:
       options.storage ??
@@ -70,16 +71,22 @@ export async function createCaptureEngine(options: CaptureEngineOptions = {}): P
 
 type ResolvedOptions = { tempDir: string; log: CaptureEngine['options']['log']; concurrency: number; executablePath: string; userAgent: (chromium: string) => string };
 
-/** The browser pool, with a video browser beside it when videos are drawn frame by frame. */
-function enginePool(options: CaptureEngineOptions, egress: CaptureEgress, resolved: ResolvedOptions): ContextPool {
-  const clock = options.videoClock ?? 'live';
+/**
+ * The browser pool, with a video browser beside it for the videos drawn frame by frame (launched on
+ * the first: an engine that draws none never starts it), and the clocks it draws on, its default first.
+ */
+function enginePool(options: CaptureEngineOptions, egress: CaptureEgress, resolved: ResolvedOptions): { pool: ContextPool; videoClocks: VideoClock[] } {
+  const clock = options.videoClock ?? (options.connectEndpoint ? 'live' : 'frames');
   if (clock !== 'live' && clock !== 'frames') throw new TypeError(`Option 'videoClock' must be 'live' or 'frames', got ${String(clock)}`);
   const main = browserPool(options, egress, resolved);
-  if (clock === 'live') return main;
   // Its launch switches are the engine's to give: a remote browser has its own.
-  if (options.connectEndpoint) throw new TypeError("Option 'videoClock' 'frames' needs a local browser, not 'connectEndpoint'");
+  if (options.connectEndpoint) {
+    if (clock === 'frames') throw new TypeError("Option 'videoClock' 'frames' needs a local browser, not 'connectEndpoint'");
+    return { pool: main, videoClocks: ['live'] };
+  }
   // Its contexts are opened for each video: a warm or kept one would be drawn for nothing.
-  return new PoolWithVideoBrowser(main, browserPool(options, egress, resolved, { beginFrameControl: true, warmContexts: 0, contextReuse: undefined }));
+  const pool = new PoolWithVideoBrowser(main, browserPool(options, egress, resolved, { beginFrameControl: true, warmContexts: 0, contextReuse: undefined }));
+  return { pool, videoClocks: clock === 'frames' ? ['frames', 'live'] : ['live', 'frames'] };
 }
 
 function browserPool(options: CaptureEngineOptions, egress: CaptureEgress, resolved: ResolvedOptions, overrides: Partial<BrowserPoolOptions> = {}): BrowserPool {

@@ -22,7 +22,7 @@ export const SCROLL_DEFAULTS = Object.freeze({ frameQuality: 90, scrollAnimation
 /**
  * `scenario=scroll`: a smooth scrolling animation of the page, scrolled in real time along a
  * timeline of eased steps and recorded like `scenario=record`, so the page's own animations play at
- * the speed a person scrolling would see them. An engine with `videoClock: 'frames'` draws it in its
+ * the speed a person scrolling would see them. With `video_clock=frames` it is drawn in the engine's
  * video browser instead, each frame scrolled to its moment's position and drawn for that moment.
  */
 export function scrollScenario(options: ScrollScenarioOptions = {}): CapturePlugin {

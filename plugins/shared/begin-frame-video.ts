@@ -3,16 +3,20 @@ import { CaptureError } from '../../src/core/errors/catalogue.js';
 import { abortable } from '../../src/core/deadline.js';
 import type { CaptureContext, FrameStream } from '../../src/core/plugin-api.js';
 import type { BeginFrameLoading } from '../../src/core/ports.js';
+import { VirtualClock } from './virtual-clock.js';
 
 /**
  * A video of the page in the video browser for `duration` seconds, drawn frame by frame once the
  * page, loaded and settled on the wall clock, is handed over (see `beginFrameFrames`).
  */
-export async function frameByFrameVideo(ctx: CaptureContext, loading: BeginFrameLoading, { fps, quality, beforeFrame }: Pick<BeginFrameVideoOptions, 'fps' | 'quality' | 'beforeFrame'>): Promise<FrameStream> {
+export async function frameByFrameVideo(ctx: CaptureContext, loading: BeginFrameLoading, options: Pick<BeginFrameVideoOptions, 'fps' | 'quality' | 'beforeFrame'>): Promise<FrameStream> {
   const { viewport_width: width, viewport_height: height, duration } = ctx.params;
+  const { fps } = options;
   await loading.stop(ctx.signal);
   const frameCount = Math.round(duration * fps);
-  return { kind: 'frames', fps, width, height, frameCount, encoding: 'jpeg', frames: beginFrameFrames(ctx.cdp, { fps, frameCount, quality, signal: ctx.signal, beforeFrame }) };
+  // The page's fetches may hold its clock for a quarter of the capture's time left, in all.
+  const fetchWaitMs = ctx.remaining() / 4;
+  return { kind: 'frames', fps, width, height, frameCount, encoding: 'jpeg', frames: beginFrameFrames(ctx.cdp, { ...options, frameCount, signal: ctx.signal, fetchWaitMs }) };
 }
 
 export interface BeginFrameVideoOptions {
@@ -22,8 +26,19 @@ export interface BeginFrameVideoOptions {
   quality: number;
   /** The capture's deadline: a page whose main thread hangs stops the video with it. */
   signal: AbortSignal;
-  /** What to do to the page at frame `index`'s moment, before it is drawn (a scroll). */
+  /**
+   * What to do to the page at frame `index`'s moment, before it is drawn (a scroll, a journey's
+   * steps). While it runs, the page's clocks stand still and it is drawn at the moment of the frame
+   * before, so that what waits for a drawn frame (a pointer move, an element's stability) goes on.
+   */
   beforeFrame?: (index: number) => Promise<void>;
+  /**
+   * Wall time the page's clock may stand still, in all, while it waits for the page's pending
+   * fetches (data loaded mid-video shows at the moment it arrives on the video's clock, not half
+   * loaded). Past it, the clock advances whatever the network does (a request that never ends).
+   * @default 0
+   */
+  fetchWaitMs?: number;
 }
 
 /**
@@ -36,15 +51,16 @@ export interface BeginFrameVideoOptions {
  * not stall the video). A frame without damage is the page unchanged: the frame before it again.
  * One frame is held at a time.
  */
-export async function* beginFrameFrames(cdp: CDPSession, { fps, frameCount, quality, signal, beforeFrame }: BeginFrameVideoOptions): AsyncGenerator<Buffer> {
+export async function* beginFrameFrames(cdp: CDPSession, { fps, frameCount, quality, signal, beforeFrame, fetchWaitMs = 0 }: BeginFrameVideoOptions): AsyncGenerator<Buffer> {
   const { virtualTimeTicksBase: base } = await abortable(cdp.send('Emulation.setVirtualTimePolicy', { policy: 'pause' }), signal);
   // In whole µs, Chromium's unit, so that the budgets add up to i / fps exactly.
   const moment = (index: number): number => Math.round((index * 1e6) / fps) / 1000;
+  const clock = new VirtualClock(cdp, fetchWaitMs);
   let last: Buffer | undefined;
   for (let index = 1; index <= frameCount; index++) {
     // A page whose main thread hangs never spends the budget: the capture's deadline ends the wait.
-    await abortable(advanceVirtualTime(cdp, moment(index) - moment(index - 1)), signal);
-    if (beforeFrame) await abortable(beforeFrame(index - 1), signal);
+    await abortable(clock.advanceTo(moment(index)), signal);
+    if (beforeFrame) await abortable(drawnMeanwhile(cdp, base + moment(index - 1), moment(index) - moment(index - 1), beforeFrame(index - 1)), signal);
     const frame = cdp.send('HeadlessExperimental.beginFrame', { frameTimeTicks: base + moment(index), interval: 1000 / fps, screenshot: { format: 'jpeg', quality } });
     const { screenshotData } = await abortable(frame, signal);
     if (screenshotData) last = Buffer.from(screenshotData, 'base64');
@@ -53,9 +69,27 @@ export async function* beginFrameFrames(cdp: CDPSession, { fps, frameCount, qual
   }
 }
 
-/** Lets the page run `budget` ms of virtual time, its timers and tasks included, then pauses it again. */
-async function advanceVirtualTime(cdp: CDPSession, budget: number): Promise<void> {
-  const expired = new Promise((resolve) => cdp.once('Emulation.virtualTimeBudgetExpired', resolve));
-  await cdp.send('Emulation.setVirtualTimePolicy', { policy: 'advance', budget });
-  await expired;
+/** Frames drawn while a step runs between two frames, at most this often (as a screen's). */
+const STILL_FRAME_MS = 16;
+
+/**
+ * Draws the page without a screenshot every STILL_FRAME_MS until `work` ends, each frame a µs after
+ * the one before from `from` (never reaching the next frame's moment, `period` later): the clocks
+ * stand still, but a step that waits for a frame is drawn one.
+ */
+async function drawnMeanwhile(cdp: CDPSession, from: number, period: number, work: Promise<void>): Promise<void> {
+  let working = true;
+  // A page that has gone takes no frames: the step learns it itself.
+  const drawing = (async () => {
+    for (let tick = 1; working; tick++) {
+      await new Promise((resolve) => setTimeout(resolve, STILL_FRAME_MS));
+      if (working) await cdp.send('HeadlessExperimental.beginFrame', { frameTimeTicks: from + Math.min(tick, period * 1000 - 1) / 1000, interval: period });
+    }
+  })().catch(() => undefined);
+  try {
+    await work;
+  } finally {
+    working = false;
+    await drawing;
+  }
 }

@@ -2,7 +2,8 @@ import type { Page } from 'playwright-core';
 
 /** The drawn pointer: where the mouse is, and how it moves to a point the way a hand moves it. */
 export interface Pointer {
-  glide(x: number, y: number, steps: number, stepMs: number): Promise<void>;
+  /** Moves in `steps`, `pause` between them (a hand's pace in a video; none for a still). */
+  glide(x: number, y: number, steps: number, pause: () => Promise<void> | undefined): Promise<void>;
 }
 
 /** A black arrow with a white edge, 20 px tall, its tip at the pointer's position. */
@@ -26,14 +27,14 @@ export async function drawCursor(page: Page, width: number, height: number): Pro
   let at = { x: Math.round(width / 2), y: Math.round(height / 2) };
   await page.mouse.move(at.x, at.y);
   return {
-    async glide(x, y, steps, stepMs) {
+    async glide(x, y, steps, pause) {
       const from = at;
       for (let step = 1; step <= steps; step++) {
         // Eased in and out, as a hand starts and stops.
         const t = step / steps;
         const eased = t < 0.5 ? 2 * t * t : 1 - (-2 * t + 2) ** 2 / 2;
         await page.mouse.move(from.x + (x - from.x) * eased, from.y + (y - from.y) * eased);
-        if (stepMs > 0) await new Promise((resolve) => setTimeout(resolve, stepMs));
+        await pause();
       }
       at = { x, y };
     },

@@ -7,6 +7,7 @@ import { abortable } from '../../src/core/deadline.js';
 import { CaptureError } from '../../src/core/errors/catalogue.js';
 import { allowedFor } from '../../src/core/schema/capture-params.js';
 import { drawCursor } from './cursor.js';
+import type { VideoTime } from './between-frames.js';
 
 /**
  * How long a step that acts on an element (click, hover, type, select, press, scroll_to) waits for
@@ -54,20 +55,22 @@ export function reasonOf(error: unknown): string {
 /**
  * Runs `actions` in order, each bounded by the capture's deadline and stopped by `signal`, once
  * `start` resolves (a recording's first moment; the pointer is drawn before it). A step that fails
- * answers 422 ACTION_FAILED with its index and kind (400 for a selector that is not CSS).
+ * answers 422 ACTION_FAILED with its index and kind (400 for a selector that is not CSS). In a video
+ * drawn frame by frame, `time` is the video's: waits, keys and pointer moves take their time on it.
  */
-export async function runActions(ctx: CaptureContext, steps: readonly ActionStep[], signal: AbortSignal = ctx.signal, start?: () => Promise<void>): Promise<void> {
+export async function runActions(ctx: CaptureContext, steps: readonly ActionStep[], signal: AbortSignal = ctx.signal, start?: () => Promise<void>, time: VideoTime = WALL_CLOCK): Promise<void> {
   const recording = ctx.params.scenario === 'record';
   const pointer = ctx.params.show_cursor ? await drawCursor(ctx.page, ctx.params.viewport_width, ctx.params.viewport_height) : undefined;
   await start?.();
   const act: StepRunner = {
     ctx,
     recording,
+    time,
     approach: async (element) => {
       if (!pointer) return;
       await element.scrollIntoViewIfNeeded({ timeout: elementWait(ctx) });
       const box = await element.boundingBox();
-      if (box) await pointer.glide(box.x + box.width / 2, box.y + box.height / 2, POINTER_STEPS, recording ? POINTER_STEP_MS : 0);
+      if (box) await pointer.glide(box.x + box.width / 2, box.y + box.height / 2, POINTER_STEPS, () => (recording ? time.sleep(POINTER_STEP_MS) : undefined));
     },
   };
   for (const [index, step] of steps.entries()) {
@@ -80,9 +83,13 @@ export async function runActions(ctx: CaptureContext, steps: readonly ActionStep
   }
 }
 
+/** Waits on the wall clock (the page's clocks run on it). */
+const WALL_CLOCK: VideoTime = { sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)), frameMs: 16 };
+
 interface StepRunner {
   ctx: CaptureContext;
   recording: boolean;
+  time: VideoTime;
   /** Moves the drawn pointer onto the element, when one is drawn. */
   approach: (element: Locator) => Promise<void>;
 }
@@ -90,7 +97,7 @@ interface StepRunner {
 const elementWait = (ctx: CaptureContext): number => Math.max(1, Math.min(ELEMENT_WAIT_MS, ctx.remaining() - 250));
 const budgetWait = (ctx: CaptureContext): number => Math.max(1, ctx.remaining() - 250);
 
-async function runStep({ ctx, recording, approach }: StepRunner, step: ActionStep): Promise<void> {
+async function runStep({ ctx, recording, time, approach }: StepRunner, step: ActionStep): Promise<void> {
   const { page } = ctx;
   const element = step.selector === undefined ? undefined : page.locator(step.selector).first();
   const timeout = elementWait(ctx);
@@ -105,23 +112,46 @@ async function runStep({ ctx, recording, approach }: StepRunner, step: ActionSte
     case 'type':
       if (!recording) return element?.fill(step.text as string, { timeout });
       await element?.fill('', { timeout });
-      return element?.pressSequentially(step.text as string, { delay: TYPING_DELAY_MS, timeout: budgetWait(ctx) });
+      for (const key of step.text as string) {
+        await element?.pressSequentially(key, { timeout: budgetWait(ctx) });
+        await time.sleep(TYPING_DELAY_MS);
+      }
+      return;
     case 'press':
       return element ? element.press(step.key as string, { timeout }) : page.keyboard.press(step.key as string);
     case 'select':
       return void (await element?.selectOption(step.option as string, { timeout }));
     case 'wait':
-      return new Promise((resolve) => setTimeout(resolve, Math.min(step.ms as number, ctx.remaining())));
+      return time.sleep(Math.min(step.ms as number, ctx.remaining()));
     case 'wait_for':
-      return element?.waitFor({ state: 'visible', timeout: budgetWait(ctx) });
+      return time === WALL_CLOCK ? element?.waitFor({ state: 'visible', timeout: budgetWait(ctx) }) : whenShown(element as Locator, true, time);
     case 'wait_for_hidden':
-      return element?.waitFor({ state: 'hidden', timeout: budgetWait(ctx) });
+      return time === WALL_CLOCK ? element?.waitFor({ state: 'hidden', timeout: budgetWait(ctx) }) : whenShown(element as Locator, false, time);
     case 'scroll_to':
+      if (time !== WALL_CLOCK) return smoothScroll(ctx, element, step.y);
       if (element) return element.evaluate((node, how) => node.scrollIntoView({ block: 'start', behavior: how }), behavior, { timeout });
       return page.evaluate(({ y, how }) => window.scrollTo({ top: y, left: 0, behavior: how }), { y: step.y as number, how: behavior });
     case 'evaluate':
       return runCallerScript(page, step.script as string);
   }
+}
+
+/**
+ * Until `element` is visible (or hidden), looked at once a frame of the video's time: the page
+ * changes only as the video advances. A wait the video ends before is stopped with it.
+ */
+async function whenShown(element: Locator, visible: boolean, time: VideoTime): Promise<void> {
+  while ((await element.isVisible()) !== visible) await time.sleep(time.frameMs);
+}
+
+/**
+ * Scrolls smoothly to `y` (or `element`'s top) in a video drawn frame by frame: Chromium animates it
+ * on the video's time, over the frames that follow. Asked through the capture's own protocol session:
+ * a scroll asked through Playwright's evaluate never returned while the page's clock stood still.
+ */
+async function smoothScroll(ctx: CaptureContext, element: Locator | undefined, y: number | undefined): Promise<void> {
+  const top = element ? await element.evaluate((node) => node.getBoundingClientRect().top + scrollY) : (y as number);
+  await ctx.cdp.send('Runtime.evaluate', { expression: `window.scrollTo({ top: ${Math.round(top)}, left: 0, behavior: 'smooth' })` });
 }
 
 function stepError(index: number, step: ActionStep, error: unknown): CaptureError {

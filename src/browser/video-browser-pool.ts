@@ -19,9 +19,26 @@ export class PoolWithVideoBrowser implements ContextPool {
     return this.main.start();
   }
 
-  /** The main pool's: the video browser's captures are not counted in them yet. */
+  /**
+   * Both browsers' counts added up; the video browser's first launch is no restart. `connected` and
+   * `full` are the main pool's, which most captures wait for: a video browser that went away is
+   * launched again by the next video.
+   */
   get stats(): PoolStats {
-    return this.main.stats;
+    const main = this.main.stats;
+    const video = this.video.stats;
+    return {
+      running: main.running + video.running,
+      queued: main.queued + video.queued,
+      warm: main.warm,
+      reusable: main.reusable,
+      contexts: main.contexts + video.contexts,
+      connected: main.connected,
+      launches: main.launches + Math.max(0, video.launches - 1),
+      full: main.full,
+      renderersKilled: { busy: main.renderersKilled.busy + video.renderersKilled.busy, memory: main.renderersKilled.memory + video.renderersKilled.memory },
+      browserMemoryBytes: main.browserMemoryBytes + video.browserMemoryBytes,
+    };
   }
 
   async run<T>(signal: AbortSignal, task: (lease: BrowserLease) => Promise<T>, wants: LeaseWants = {}): Promise<T> {

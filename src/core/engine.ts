@@ -23,7 +23,8 @@ import { tellProgress, type ProgressListener } from './progress.js';
 import { hasHooks, type CaptureHooks } from './capture-hooks.js';
 import { injectedUrls } from './schema/injection-params.js';
 import { withDownloads } from './document/downloads.js';
-import { drawableFrameByFrame } from './video-clock.js';
+import { drawnFrameByFrame } from './video-clock.js';
+import type { VideoClock } from './schema/video-params.js';
 
 /** `beforeNavigation` and `beforeCapture` (see `CaptureHooks`) are the library's only: they cannot travel over HTTP. */
 export interface CaptureOptions extends CaptureHooks {
@@ -69,6 +70,7 @@ export class CaptureEngine {
   private readonly pool: ContextPool;
   private readonly egress: EgressGuard;
   private readonly observer: CaptureObserver | undefined;
+  private readonly videoClocks: readonly VideoClock[];
   /** Temporary files handed to callers and not yet disposed; removed at close. */
   private readonly outstanding = new Set<() => Promise<void>>();
   private closing: Promise<void> | undefined;
@@ -80,6 +82,7 @@ export class CaptureEngine {
     this.storage = options.storage;
     this.webBotAuth = options.webBotAuth;
     this.observer = options.observer;
+    this.videoClocks = options.videoClocks ?? ['live'];
   }
 
   /** Registers the core stages and `plugins`, then starts the pool; closes what it made on failure. */
@@ -152,6 +155,7 @@ export class CaptureEngine {
     try {
       // Refused addresses answer before anything costly: a queue slot, a browser context, or the
       // conversion of a document (a capture made to fail after it would be heavy work for free).
+      const frameByFrame = drawnFrameByFrame(params, this.videoClocks);
       const target = params.url === undefined ? undefined : await abortable(this.egress.checkTarget(params.url), deadline.signal);
       if (target && params.robots_txt === 'respect') await abortable(this.egress.checkRobots(target), deadline.signal);
       for (const url of loadedUrls(params)) await abortable(this.egress.checkTarget(url), deadline.signal);
@@ -177,7 +181,7 @@ export class CaptureEngine {
           proxy,
           tenant: options.tenant,
           maxConcurrent: options.maxConcurrent,
-          frameByFrame: drawableFrameByFrame(params),
+          frameByFrame,
         },
       );
       const { path } = outcome.output;

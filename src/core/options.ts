@@ -5,6 +5,7 @@ import { consoleLogger } from './telemetry/logger.js';
 import { DEFAULTS } from './defaults.js';
 import type { CaptureObserver, ContextPool, EgressGuard } from './ports.js';
 import type { WebBotAuth } from './web-bot-auth.js';
+import type { VideoClock } from './schema/video-params.js';
 
 /** What the core engine is built from: its ports, already made, and the capture settings. */
 export interface CoreEngineOptions {
@@ -28,6 +29,11 @@ export interface CoreEngineOptions {
   log?: Logger;
   /** Told how long each phase of each capture took (metrics). */
   observer?: CaptureObserver;
+  /**
+   * The clocks the pool can draw videos on, the default first (`video_clock`): `frames` only when it
+   * lends a begin-frame browser's contexts for `LeaseWants.frameByFrame`. @default ['live']
+   */
+  videoClocks?: readonly VideoClock[];
   /** Web Bot Auth's signing identity, whose key directory the HTTP service serves. */
   webBotAuth?: WebBotAuth;
 }

@@ -30,7 +30,7 @@ export const PARAM_GROUPS: readonly ParamGroup[] = [
   { title: 'Scripts and actions', open: false, has: named('javascript', 'styles', 'scripts', 'actions', 'show_cursor', 'init_scripts', 'script_urls', 'style_urls', 'scripts_type') },
   { title: 'Requests the page makes', open: false, has: named('headers', 'headers_scope', 'cookies', 'proxy', 'referrer', 'intercept') },
   { title: 'PDF', open: false, has: prefixed('pdf_') },
-  { title: 'Video', open: false, has: (name) => prefixed('scroll_')(name) || named('scenario', 'duration', 'fps', 'gif_fps')(name) },
+  { title: 'Video', open: false, has: (name) => prefixed('scroll_')(name) || named('scenario', 'duration', 'video_clock', 'fps', 'gif_fps')(name) },
   { title: 'Cache', open: false, has: (name) => prefixed('cache')(name) || name === 'fresh' },
   { title: 'Delivery and reports', open: false, has: named('async', 'webhook_url', 'upload_url', 'metadata', 'diagnostics', 'har') },
 ];

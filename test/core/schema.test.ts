@@ -96,6 +96,11 @@ describe('request schema', () => {
     expect(errorOf({ url, format: 'gif', gif_fps: '60' })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'gif_fps' } });
     expect(errorOf({ url, cache_ttl: '60' })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['cache_ttl', 'cache'] } });
     expect(errorOf({ url, fresh: 'true' })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['fresh', 'cache'] } });
+    // video_clock: no default in the schema (the engine's first clock is), videos only.
+    expect(parseCaptureParams({ url, format: 'mp4' }).video_clock).toBeUndefined();
+    expect(parseCaptureParams({ url, scenario: 'record', video_clock: 'live' })).toMatchObject({ format: 'mp4', video_clock: 'live' });
+    expect(errorOf({ url, format: 'mp4', video_clock: 'virtual' })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'video_clock', allowed: 'frames, live' } });
+    expect(errorOf({ url, video_clock: 'frames' })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['video_clock', 'format'] } });
     expect(errorOf({ url, cache: 'true', async: 'true' })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['cache', 'async'] } });
     expect(errorOf({ url, cache: 'true', cache_ttl: '59' })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'cache_ttl', allowed: 'integer 60..2592000' } });
     expect(parseCaptureParams({ url, cache: 'true', cache_ttl: '60', cache_key: 'v2', fresh: 'true' })).toMatchObject({ cache: true, cache_ttl: 60, cache_key: 'v2', fresh: true });

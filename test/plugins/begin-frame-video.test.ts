@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -17,6 +18,9 @@ import { createDeadline } from '../../src/core/deadline.js';
 import { clockDrift, clockReadings, probe, videoPath } from './video-fixtures.js';
 import { createTestEngine } from '../helpers/engine.js';
 import { ScrollTimeline } from '../../plugins/scenario-scroll/timeline.js';
+import type { CaptureEngine } from '../../src/index.js';
+import { isBuilt, killLeftoverBuiltProcesses, startBuiltService } from '../helpers/built-service.js';
+import { isRunning, processTree } from '../helpers/processes.js';
 
 /**
  * Videos drawn frame by frame by a begin-frame browser (issue 53): frame i shows the page at the time
@@ -28,6 +32,13 @@ const FPS = 30;
 let browser: Browser;
 let server: FixtureServer;
 let dir: string;
+/** An engine as created by default: videos drawn frame by frame. */
+let engine: CaptureEngine;
+/** The processes of `browser`, which this file launched itself with begin-frame control. */
+let rawBrowser: number[];
+
+/** A box at `left` px, 60 px down, black until the page turns it white. */
+const box = (id: string, left: number): string => `<div id="${id}" style="position:fixed;top:60px;left:${left}px;width:40px;height:40px;background:#000"></div>`;
 
 beforeAll(async () => {
   browser = await chromium.launch({ executablePath: findChromium(), args: chromiumArgs(BEGIN_FRAME_SWITCHES) });
@@ -48,13 +59,22 @@ beforeAll(async () => {
       </script></body>`)),
     // The main thread hangs on the tenth animation frame after loading (timers run on the wall clock,
     // far slower than the video's frames).
+    // Boxes a journey turns white: #clicked by a click, #fetched once a fetch it starts has answered.
+    '/journey': (_req, res) =>
+      html(res, clockPage(undefined, { clock: 'date' }).replace('</body>', `${box('fetched', 0)}${box('clicked', 80)}<script>clicked.onclick = () => (clicked.style.background = '#fff')</script></body>`)),
+    // Data that takes 800 ms of the wall clock to arrive.
+    '/slow-data': (_req, res) => void setTimeout(() => res.end('{"ready":true}'), 800),
     '/hang': (_req, res) =>
       html(res, '<body><script>addEventListener("load", () => { let n = 0; const tick = () => { if (++n === 10) for (;;); requestAnimationFrame(tick); }; requestAnimationFrame(tick); })</script></body>'),
   });
   dir = await mkdtemp(path.join(tmpdir(), 'begin-frame-'));
+  rawBrowser = videoBrowserProcesses();
+  engine = await createTestEngine();
 });
 
 afterAll(async () => {
+  await engine?.close();
+  await killLeftoverBuiltProcesses();
   await browser?.close();
   await server?.close();
   await rm(dir, { recursive: true, force: true });
@@ -82,11 +102,38 @@ async function record(url: string, width: number, height: number, seconds: numbe
   }
 }
 
-/** Whether the box of /timers is white, frame by frame. */
-async function boxWhite(file: string, width: number, height: number): Promise<boolean[]> {
+/** Whether the box at `left` px (of /timers, /journey) is white, frame by frame. */
+async function boxWhite(file: string, width: number, height: number, left = 0): Promise<boolean[]> {
   const { stdout } = await run('ffmpeg', ['-v', 'error', '-i', file, '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1'], { encoding: 'buffer', maxBuffer: 1 << 30 });
   const frames = Math.floor(stdout.length / (width * height));
-  return Array.from({ length: frames }, (_, i) => stdout[i * width * height + 80 * width + 20]! > 128);
+  return Array.from({ length: frames }, (_, i) => stdout[i * width * height + 80 * width + left + 20]! > 128);
+}
+
+/** The shared engine's video browser: the begin-frame processes below this one but `browser`'s. */
+function engineVideoBrowser(): number[] {
+  const raw = new Set(rawBrowser.flatMap((pid) => processTree(pid)));
+  return videoBrowserProcesses().filter((pid) => !raw.has(pid));
+}
+
+/** A 640x360 video of `path` by the shared engine, its file read by `check` before it is removed. */
+async function engineVideo(params: Record<string, unknown>, check: (file: string) => Promise<void>): Promise<void> {
+  const result = await engine.capture({ format: 'mp4', duration: 1, viewport_width: 640, viewport_height: 360, ...params, url: server.url(params.url as string) });
+  try {
+    await check(videoPath(result));
+  } finally {
+    await result.dispose();
+  }
+}
+
+/** The processes below `root` whose command line has `--enable-begin-frame-control`: video browsers. */
+function videoBrowserProcesses(root = process.pid): number[] {
+  return processTree(root).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--enable-begin-frame-control');
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** How far each frame's clock is from the first's plus i / fps (ms). */
@@ -135,38 +182,88 @@ describe('begin-frame video', () => {
     await expect(createTestEngine({ videoClock: 'frames', connectEndpoint: 'ws://127.0.0.1:9/' })).rejects.toThrow(/videoClock.*connectEndpoint/);
   });
 
-  it('is how an engine with videoClock frames records: in its video browser, every frame on time', async () => {
-    const engine = await createTestEngine({ videoClock: 'frames' });
+  it('is how an engine records by default: in its video browser, counted in its stats, every frame on time', async () => {
+    const before = engine.stats;
+    let during: typeof before | undefined;
+    const onProgress = ({ phase }: { phase: string }): void => void (phase === 'capture' && (during = engine.stats));
+    const result = await engine.capture({ url: server.url('/timers'), scenario: 'record', format: 'mp4', duration: 1, viewport_width: 640, viewport_height: 360 }, { onProgress });
     try {
-      const result = await engine.capture({ url: server.url('/timers'), scenario: 'record', format: 'mp4', duration: 2, viewport_width: 640, viewport_height: 360 });
-      try {
-        const file = videoPath(result);
-        expect(await probe(file)).toMatchObject({ frames: 60, width: 640, height: 360 });
-        for (const offset of await offsets(file, 640, 360)) expect(Math.abs(offset)).toBeLessThanOrEqual(1);
-      } finally {
-        await result.dispose();
-      }
+      const file = videoPath(result);
+      expect(await probe(file)).toMatchObject({ frames: 30, width: 640, height: 360 });
+      for (const offset of await offsets(file, 640, 360)) expect(Math.abs(offset)).toBeLessThanOrEqual(1);
     } finally {
-      await engine.close();
+      await result.dispose();
     }
+    // The video's context is the video browser's: the main pool alone would show none running.
+    expect(during).toMatchObject({ running: before.running + 1, connected: true });
+    expect(during?.contexts).toBeGreaterThan(before.contexts);
+    expect(engineVideoBrowser().length).toBeGreaterThan(0);
   });
 
   it('scrolls each frame of a scroll video drawn frame by frame to exactly its moment\'s position on the timeline', async () => {
-    const engine = await createTestEngine({ videoClock: 'frames' });
+    const params = { scroll_by: 400, scroll_delay: 200, scroll_easing: 'linear' } as const;
+    await engineVideo({ url: '/scrolled', scenario: 'scroll', duration: 2, ...params }, async (file) => {
+      const positions = await clockReadings(file, 640, 360, { fps: FPS });
+      // The plugin's step animation is 800 ms; the page can scroll 20000 - 360 px.
+      const timeline = new ScrollTimeline({ fps: FPS, scrollBy: params.scroll_by, delayMs: params.scroll_delay, animationMs: 800, easing: params.scroll_easing });
+      expect(positions).toEqual(positions.map((_, i) => timeline.positionAt(i, 0, 20000 - 360)));
+      expect(positions.at(-1)).toBeGreaterThan(400);
+    });
+  });
+
+  it('plays a journey between frames on the video\'s time, and holds the clock while the page\'s fetch is pending', async () => {
+    // At 200 ms a fetch the network answers 800 ms later; at 500 ms a click.
+    const actions = [{ wait: 200 }, { evaluate: "void fetch('/slow-data').then((r) => r.json()).then(() => (fetched.style.background = '#fff'))" }, { wait: 300 }, { click: '#clicked' }];
+    await engineVideo({ url: '/journey', scenario: 'record', actions }, async (file) => {
+      for (const offset of await offsets(file, 640, 360)) expect(Math.abs(offset)).toBeLessThanOrEqual(1);
+      // The click lands before the frame of 500 ms (frame 15) is drawn.
+      expect(await boxWhite(file, 640, 360, 80)).toEqual(Array.from({ length: 30 }, (_, i) => i >= 15));
+      // The page's clock stood still until the data came: it shows from the frame after the fetch (200 ms),
+      // not 800 ms of the wall clock later (on the video's clock, several seconds at this speed).
+      expect(await boxWhite(file, 640, 360, 0)).toEqual(Array.from({ length: 30 }, (_, i) => i >= 7));
+    });
+  });
+
+  it('scrolls a journey\'s scroll_to smoothly on the video\'s time', async () => {
+    await engineVideo({ url: '/scrolled', scenario: 'record', actions: [{ wait: 300 }, { scroll_to: { y: 600 } }] }, async (file) => {
+      const positions = await clockReadings(file, 640, 360, { fps: FPS });
+      expect(positions.slice(0, 9)).toEqual(Array(9).fill(0));
+      expect(positions.slice(9).every((y, i) => y >= positions[i + 8]!)).toBe(true);
+      // Smoothly: through positions between, to the end.
+      expect(positions.some((y) => y > 0 && y < 600)).toBe(true);
+      expect(positions.at(-1)).toBe(600);
+    });
+  });
+
+  it('closes its video browser with it: no process left', async () => {
+    const running = engineVideoBrowser();
+    expect(running.length).toBeGreaterThan(0);
+    await engine.close();
+    expect(running.filter((pid) => isRunning(pid))).toEqual([]);
+  });
+});
+
+describe.skipIf(!isBuilt())('begin-frame video over HTTP: the built service', () => {
+  const KEY = 'ce_begin_frame_test_0123456789abcdefgh';
+
+  it('draws a record frame by frame by default, refuses video_clock on a still, and leaves no video browser when it stops', async () => {
+    const service = await startBuiltService('node', { CAPTURE_API_KEYS: `${KEY}:PRO`, CAPTURE_ALLOW_PRIVATE_NETWORKS: 'true', CAPTURE_LOG_LEVEL: 'warn' });
+    const get = (query: Record<string, string>): Promise<Response> => fetch(`${service.origin}/api/v1/capture?${new URLSearchParams({ viewport_width: '640', viewport_height: '360', ...query })}`, { headers: { 'X-API-Key': KEY } });
     try {
-      const params = { scroll_by: 400, scroll_delay: 200, scroll_easing: 'linear' } as const;
-      const result = await engine.capture({ url: server.url('/scrolled'), scenario: 'scroll', format: 'mp4', duration: 2, viewport_width: 640, viewport_height: 360, ...params });
-      try {
-        const positions = await clockReadings(videoPath(result), 640, 360, { fps: FPS });
-        // The plugin's step animation is 800 ms; the page can scroll 20000 - 360 px.
-        const timeline = new ScrollTimeline({ fps: FPS, scrollBy: params.scroll_by, delayMs: params.scroll_delay, animationMs: 800, easing: params.scroll_easing });
-        expect(positions).toEqual(positions.map((_, i) => timeline.positionAt(i, 0, 20000 - 360)));
-        expect(positions.at(-1)).toBeGreaterThan(400);
-      } finally {
-        await result.dispose();
-      }
+      const response = await get({ url: server.url('/timers'), scenario: 'record', duration: '1' });
+      expect(response.status).toBe(200);
+      const file = path.join(dir, 'http.mp4');
+      await writeFile(file, Buffer.from(await response.arrayBuffer()));
+      expect(await probe(file)).toMatchObject({ frames: 30 });
+      for (const offset of await offsets(file, 640, 360)) expect(Math.abs(offset)).toBeLessThanOrEqual(1);
+      const refused = await get({ url: server.url('/timers'), video_clock: 'frames' });
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', params: ['video_clock', 'format'] });
     } finally {
-      await engine.close();
+      const videoBrowser = videoBrowserProcesses(service.child.pid as number);
+      await service.stop();
+      expect(videoBrowser.length).toBeGreaterThan(0);
+      expect(videoBrowser.filter((pid) => isRunning(pid))).toEqual([]);
     }
   });
 });

@@ -113,7 +113,8 @@ export function videoSuite(): { readonly server: FixtureServer; readonly engine:
   const results: CaptureResult[] = [];
   beforeAll(async () => {
     server = await startFixtureServer(VIDEO_ROUTES);
-    engine = await createTestEngine();
+    // These files test the screencast path: the recordings of pages as they play.
+    engine = await createTestEngine({ videoClock: 'live' });
     // A recording made while the fresh engine still opens its warm contexts competes with them for
     // the CPU and gets starved frames; start recording once the engine is ready.
     const warm = engine;

@@ -61,7 +61,7 @@ describe('scenario scroll', () => {
   });
 
   it('follows the engine option fps', async () => {
-    const slow = await createTestEngine({ fps: 12 });
+    const slow = await createTestEngine({ fps: 12, videoClock: 'live' });
     try {
       const result = await slow.capture({ url: suite.server.url('/bands'), scenario: 'scroll', viewport_width: 320, viewport_height: 240, duration: 1 });
       suite.results.push(result);

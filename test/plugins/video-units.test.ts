@@ -13,6 +13,8 @@ import type { ScreencastFrame } from '../../plugins/shared/screencast.js';
 import { encodeVideo, findFfmpeg } from '../../plugins/encode-video/index.js';
 import { crfFor, ffmpegArgs, outputSize } from '../../plugins/encode-video/ffmpeg-args.js';
 import { ffmpegChildren, probe } from './video-fixtures.js';
+import { betweenFrames, type VideoTime } from '../../plugins/shared/between-frames.js';
+import { drawnFrameByFrame } from '../../src/core/video-clock.js';
 
 /** The video plugins' logic without a browser: timeline, resampling, ffmpeg arguments and process handling. */
 
@@ -284,5 +286,52 @@ describe('encode-video stage', () => {
     expect(error).toMatchObject({ code: 'CAPTURE_TIMEOUT' });
     expect(await ffmpegChildren()).toBe(before);
     expect((await readdir(dir)).filter((name) => /\.(mp4|webm)$/.test(name))).toEqual([]);
+  });
+});
+
+describe('video clock', () => {
+  const video = (params: Record<string, string>) => parseCaptureParams({ url: 'https://example.com/', format: 'mp4', ...params });
+
+  it('draws record and scroll frame by frame on an engine whose first clock is frames, live when asked', () => {
+    expect(drawnFrameByFrame(video({ scenario: 'record' }), ['frames', 'live'])).toBe(true);
+    expect(drawnFrameByFrame(video({ scenario: 'scroll', video_clock: 'live' }), ['frames', 'live'])).toBe(false);
+    expect(drawnFrameByFrame(video({ video_clock: 'frames' }), ['live', 'frames'])).toBe(true);
+    expect(drawnFrameByFrame(video({}), ['live', 'frames'])).toBe(false);
+  });
+
+  it('refuses frames by name on an engine that draws live only (a remote browser)', () => {
+    expect(drawnFrameByFrame(video({}), ['live'])).toBe(false);
+    expect(() => drawnFrameByFrame(video({ video_clock: 'frames' }), ['live'])).toThrow(expect.objectContaining({ code: 'INVALID_PARAMETER', details: expect.objectContaining({ param: 'video_clock' }) }));
+  });
+
+  it('runs a journey between frames, each step at the frame of its moment on the video\'s time', async () => {
+    const done: string[] = [];
+    const journey = async (time: VideoTime): Promise<void> => {
+      done.push('click');
+      await time.sleep(100);
+      done.push('type');
+      await time.sleep(10);
+      done.push('press');
+      await time.sleep(1000);
+      done.push('never');
+    };
+    const beforeFrame = betweenFrames(journey, (index) => (index * 1000) / 30);
+    const seen: string[][] = [];
+    for (let index = 0; index < 6; index++) {
+      await beforeFrame(index);
+      seen.push([...done]);
+    }
+    // 100 ms is reached at frame 3 (100 ms), 110 ms at frame 4 (133 ms); the last step is past the video.
+    expect(seen).toEqual([['click'], ['click'], ['click'], ['click', 'type'], ['click', 'type', 'press'], ['click', 'type', 'press']]);
+  });
+
+  it('fails the frame when a step fails', async () => {
+    const beforeFrame = betweenFrames(async (time) => {
+      await time.sleep(50);
+      throw new Error('step 1 failed');
+    }, (index) => index * 40);
+    await beforeFrame(0);
+    await expect(beforeFrame(1)).resolves.toBeUndefined();
+    await expect(beforeFrame(2)).rejects.toThrow('step 1 failed');
   });
 });

@@ -106,6 +106,7 @@ export function checkCombinations(given: Given, missing: (name: keyof CapturePar
   }
   const scrollControl = (['scroll_easing', 'scroll_start_delay', 'scroll_back'] as const).find((name) => chosen(given, name));
   if (scrollControl !== undefined && given.get('scenario') !== 'scroll') throw incompatible(`${scrollControl} applies to scenario 'scroll'`, [scrollControl, 'scenario']);
+  if (given.has('video_clock') && !video) throw incompatible(`video_clock applies to videos (mp4, webm, gif), not to format '${format}'`, ['video_clock', 'format']);
   if (given.has('fps') && format !== 'mp4' && format !== 'webm') throw incompatible(`fps applies to mp4 and webm${format === 'gif' ? '; a gif has gif_fps' : `, not to format '${format}'`}`, ['fps', 'format']);
   // A png has no quality either, but the original interface takes it there and ignores it.
   if (chosen(given, 'caret') && !isImageFormat(format)) throw incompatible(`caret applies to ${quoted(IMAGE_FORMATS)} only, not to format '${format}'`, ['caret', 'format']);
