@@ -1,6 +1,7 @@
 import { CaptureError } from '../../src/core/errors/catalogue.js';
 import { bytesOf, type CaptureDocument } from '../../src/core/document/capture-document.js';
 import type { PDF_EINVOICE_KINDS } from '../../src/core/schema/pdf-finish-params.js';
+import { xmpStream } from './xmp.js';
 
 type EInvoiceKind = (typeof PDF_EINVOICE_KINDS)[number];
 
@@ -54,8 +55,7 @@ export async function embedEInvoice(pdf: Buffer, invoice: EInvoice): Promise<Buf
   if (!(stream instanceof PDFRawStream)) throw new CaptureError('INTERNAL_ERROR', 'pdf_einvoice: Ghostscript wrote no XMP metadata');
   const xmp = Buffer.from(decodePDFRawStream(stream).decode()).toString('utf8');
   const extended = xmp.replace('</rdf:RDF>', `${facturXDescriptions(invoice)}\n</rdf:RDF>`);
-  const metadata = document.context.stream(extended, { Type: 'Metadata', Subtype: 'XML' });
-  document.catalog.set(PDFName.of('Metadata'), document.context.register(metadata));
+  document.catalog.set(PDFName.of('Metadata'), document.context.register(xmpStream(document.context, extended)));
   return Buffer.from(await document.save({ useObjectStreams: false }));
 }
 

@@ -7,7 +7,10 @@ import { markPdfUa } from './pdf-ua.js';
 import { qpdfPass, type QpdfPass } from './qpdf-pass.js';
 import { inTempDir } from './run-tool.js';
 import { embedEInvoice, eInvoiceOf } from './e-invoice.js';
-import { drawMarks, type TextMark } from './marks.js';
+import { drawMarks, type Mark } from './marks.js';
+import { embedAttachments } from './attachments.js';
+import { optimizeWithGhostscript } from './optimize.js';
+import { signingKeyOf, signPdf, type SigningKey } from './sign.js';
 
 export type { PdfToolPaths } from './find-tools.js';
 
@@ -17,26 +20,30 @@ export interface PdfFinishOptions extends PdfToolPaths {
 }
 
 const protectedBy = (params: CaptureParams): boolean => params.pdf_password !== undefined || params.pdf_owner_password !== undefined;
-const needsQpdf = (params: CaptureParams): boolean => protectedBy(params) || params.pdf_rotate !== undefined || params.pdf_linearize;
+const needsQpdf = (params: CaptureParams): boolean => protectedBy(params) || params.pdf_rotate !== undefined || params.pdf_linearize || params.pdf_optimize;
 
 /** The watermark and stamp asked for, in drawing order. */
-function marksOf(params: CaptureParams): TextMark[] {
-  const marks: TextMark[] = [];
-  if (params.pdf_watermark !== undefined) marks.push({ param: 'pdf_watermark', text: params.pdf_watermark, opacity: params.pdf_watermark_opacity, angle: params.pdf_watermark_angle, pages: params.pdf_watermark_pages });
-  if (params.pdf_stamp !== undefined) marks.push({ param: 'pdf_stamp', text: params.pdf_stamp, opacity: params.pdf_stamp_opacity, angle: params.pdf_stamp_angle, pages: params.pdf_stamp_pages });
+function marksOf(params: CaptureParams): Mark[] {
+  const marks: Mark[] = [];
+  if (params.pdf_watermark !== undefined || params.pdf_watermark_image !== undefined) {
+    marks.push({ param: 'pdf_watermark', text: params.pdf_watermark, image: params.pdf_watermark_image, opacity: params.pdf_watermark_opacity, angle: params.pdf_watermark_angle, pages: params.pdf_watermark_pages });
+  }
+  if (params.pdf_stamp !== undefined || params.pdf_stamp_image !== undefined) {
+    marks.push({ param: 'pdf_stamp', text: params.pdf_stamp, image: params.pdf_stamp_image, opacity: params.pdf_stamp_opacity, angle: params.pdf_stamp_angle, pages: params.pdf_stamp_pages });
+  }
   return marks;
 }
 
 /** What qpdf is asked to do for these parameters. */
 function qpdfPassOf(params: CaptureParams): QpdfPass {
   const protection = protectedBy(params) ? { userPassword: params.pdf_password, ownerPassword: params.pdf_owner_password, permissions: params.pdf_permissions } : undefined;
-  return { rotate: params.pdf_rotate, rotatePages: params.pdf_rotate_pages, linearize: params.pdf_linearize, protection };
+  return { rotate: params.pdf_rotate, rotatePages: params.pdf_rotate_pages, linearize: params.pdf_linearize, pack: params.pdf_optimize, protection };
 }
 
 /**
  * What is done to the printed PDF before it is stored, in this order: PDF/UA marks (pdf-lib, on
- * Chromium's tagged file), PDF/A (Ghostscript), then one qpdf pass that rotates, linearizes
- * and encrypts (last: nothing can read the file after it). Each tool runs inside the capture, so within its queue slot and its deadline, in a
+ * Chromium's tagged file), PDF/A or pdf_optimize (Ghostscript), the e-invoice and the attachments (pdf-lib), one qpdf pass that rotates, linearizes
+ * and encrypts (nothing can read the file after it), or else the signature (nothing may change the file after it). Each tool runs inside the capture, so within its queue slot and its deadline, in a
  * temp dir removed afterwards, killed when the capture is aborted.
  */
 export function pdfFinish(options: PdfFinishOptions = {}): CapturePlugin {
@@ -58,6 +65,7 @@ export function pdfFinish(options: PdfFinishOptions = {}): CapturePlugin {
     return lookUp('icc', () => findSrgbProfile(gs, options.srgbProfilePath));
   };
   const qpdf = (): Promise<string> => lookUp('qpdf', () => findTool('qpdf', options.qpdfPath, 'CAPTURE_QPDF_PATH'));
+  let signingKey: Promise<SigningKey | undefined> | undefined;
 
   const finish = async (ctx: CaptureContext): Promise<void> => {
     const data = ctx.output?.data;
@@ -67,20 +75,33 @@ export function pdfFinish(options: PdfFinishOptions = {}): CapturePlugin {
     let pdf = data;
     const marks = marksOf(params);
     // Before PDF/A, so that Ghostscript embeds the marks' font too.
-    if (marks.length > 0) pdf = await drawMarks(pdf, marks);
+    if (marks.length > 0) pdf = await drawMarks(pdf, marks, ctx.document);
     if (params.pdf_ua) pdf = await markPdfUa(pdf);
     const invoice = params.pdf_einvoice === undefined ? undefined : await eInvoiceOf(params.pdf_einvoice, ctx.document);
     // An e-invoice is a PDF/A-3b whatever else was asked (the schema refuses another level).
     const level = invoice ? 'PDF/A-3b' : params.pdf_a;
     if (level !== undefined) {
       const [gs, profile] = [await ghostscript(), await srgbProfile()];
-      const info = { Title: params.pdf_title, Author: params.pdf_author, Subject: params.pdf_subject, Keywords: params.pdf_keywords };
-      pdf = await inTempDir(tempDir, (dir) => convertToPdfA(pdf, level, { ghostscript: gs, srgbProfile: profile, dir, signal, timeoutMs: ctx.remaining(), info }));
+      pdf = await inTempDir(tempDir, (dir) => convertToPdfA(pdf, level, { ghostscript: gs, srgbProfile: profile, dir, signal, timeoutMs: ctx.remaining() }));
+    }
+    if (params.pdf_optimize) {
+      const gs = await ghostscript();
+      pdf = await inTempDir(tempDir, (dir) => optimizeWithGhostscript(pdf, { ghostscript: gs, dir, signal, timeoutMs: ctx.remaining(), imageDpi: params.pdf_image_dpi }));
     }
     if (invoice) pdf = await embedEInvoice(pdf, invoice);
+    // After PDF/A, whose Ghostscript would not carry them; before encryption.
+    if (params.pdf_attachments !== undefined) pdf = await embedAttachments(pdf, params.pdf_attachments, ctx.document);
     if (needsQpdf(params)) {
       const binary = await qpdf();
       pdf = await inTempDir(tempDir, (dir) => qpdfPass(pdf, qpdfPassOf(params), { qpdf: binary, dir, signal, timeoutMs: ctx.remaining() }));
+    }
+    if (params.pdf_sign) {
+      // Read once; read again after a failure, so that a key the operator puts right is taken without a restart.
+      signingKey ??= signingKeyOf().catch((error: unknown) => {
+        signingKey = undefined;
+        throw error;
+      });
+      pdf = await signPdf(pdf, await signingKey);
     }
     ctx.output = { format: 'pdf', size: pdf.length, data: pdf };
   };
@@ -95,7 +116,8 @@ export function pdfFinish(options: PdfFinishOptions = {}): CapturePlugin {
         name: 'finish',
         phase: 'encode',
         leavesContextState: false,
-        when: (params) => params.format === 'pdf' && (params.pdf_ua || params.pdf_a !== undefined || params.pdf_einvoice !== undefined || marksOf(params).length > 0 || needsQpdf(params)),
+        when: (params) =>
+          params.format === 'pdf' && (params.pdf_ua || params.pdf_a !== undefined || params.pdf_einvoice !== undefined || params.pdf_attachments !== undefined || params.pdf_sign || marksOf(params).length > 0 || needsQpdf(params)),
         run: finish,
       },
     ],

@@ -1,7 +1,11 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runTool } from './run-tool.js';
+import { documentInfoOf, isPlainAscii, withDocumentInfo, type DocumentInfo } from './document-info.js';
 import type { PDF_A_LEVELS } from '../../src/core/schema/pdf-finish-params.js';
+
+/** Ghostscript run as a batch PDF writer, reading files only where it is told to. */
+export const GHOSTSCRIPT_PDFWRITE = ['-q', '-dBATCH', '-dNOPAUSE', '-dSAFER', '-sDEVICE=pdfwrite'];
 
 export type PdfALevel = (typeof PDF_A_LEVELS)[number];
 
@@ -11,15 +15,14 @@ export interface PdfAJob {
   dir: string;
   signal: AbortSignal;
   timeoutMs: number;
-  /** The document information the caller set, written again after the input (see `documentInfoProgram`). */
-  info: Partial<Record<'Title' | 'Author' | 'Subject' | 'Keywords', string>>;
 }
 
 /**
  * The PDF rewritten by Ghostscript's pdfwrite as PDF/A-<part>b: colours in RGB with an sRGB output
  * intent, every font embedded, XMP with `pdfaid:part`/`conformance` and the document information
- * mirrored into it. Ghostscript keeps pages, links, the outline and the document information; it
- * drops the structure tree (tags), which is why a `b` level and not `a` is claimed.
+ * mirrored into it. Ghostscript keeps pages, links and the outline; it drops the structure tree
+ * (tags), which is why a `b` level and not `a` is claimed. The document information goes through
+ * it when plain ASCII; any other is written back afterwards (`withDocumentInfo`).
  */
 export async function convertToPdfA(input: Buffer, level: PdfALevel, job: PdfAJob): Promise<Buffer> {
   const part = level.charAt(6);
@@ -27,19 +30,16 @@ export async function convertToPdfA(input: Buffer, level: PdfALevel, job: PdfAJo
   const prefix = path.join(job.dir, 'pdfa.ps');
   const output = path.join(job.dir, 'pdfa.pdf');
   const suffix = path.join(job.dir, 'info.ps');
+  const info = await documentInfoOf(input);
   await writeFile(source, input);
   await writeFile(prefix, outputIntentProgram(job.srgbProfile));
-  await writeFile(suffix, documentInfoProgram(job.info));
+  await writeFile(suffix, documentInfoProgram(info));
   await runTool({
     step: 'pdf_a',
     binary: job.ghostscript,
     args: [
-      '-q',
-      '-dBATCH',
-      '-dNOPAUSE',
-      '-dSAFER',
+      ...GHOSTSCRIPT_PDFWRITE,
       `--permit-file-read=${job.srgbProfile}`,
-      '-sDEVICE=pdfwrite',
       `-dPDFA=${part}`,
       // 1: on what PDF/A forbids, drop that feature and go on (2 would abort the file).
       '-dPDFACompatibilityPolicy=1',
@@ -57,17 +57,18 @@ export async function convertToPdfA(input: Buffer, level: PdfALevel, job: PdfAJo
     signal: job.signal,
     timeoutMs: job.timeoutMs,
   });
-  return readFile(output);
+  const converted = await readFile(output);
+  return Object.values(info).every(isPlainAscii) ? converted : withDocumentInfo(converted, info);
 }
 
 /**
- * The caller's document information as a DOCINFO pdfmark run after the input. Ghostscript 10.0
- * discards the input's whole information dictionary under PDF/A when a value is a UTF-16 string,
- * as pdf-lib writes them ("Text string detected in DOCINFO cannot be represented in XMP"), and it
- * discards non-ASCII pdfmark strings the same way: plain ASCII values are written, others are not.
+ * The document information's plain ASCII values as a DOCINFO pdfmark run after the input.
+ * Ghostscript 10.0 discards the input's whole information dictionary under PDF/A when a value is a
+ * UTF-16 string, as pdf-lib writes them ("Text string detected in DOCINFO cannot be represented in
+ * XMP"), and it discards non-ASCII pdfmark strings the same way.
  */
-function documentInfoProgram(info: PdfAJob['info']): string {
-  const entries = Object.entries(info).filter((entry): entry is [string, string] => entry[1] !== undefined && /^[\x20-\x7e]*$/.test(entry[1]));
+function documentInfoProgram(info: DocumentInfo): string {
+  const entries = Object.entries(info).filter((entry): entry is [string, string] => entry[1] !== undefined && isPlainAscii(entry[1]));
   if (entries.length === 0) return '%!\n';
   return `%!\n[ ${entries.map(([key, value]) => `/${key} (${psString(value)})`).join(' ')} /DOCINFO pdfmark\n`;
 }

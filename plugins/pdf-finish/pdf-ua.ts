@@ -1,6 +1,5 @@
 import { CaptureError } from '../../src/core/errors/catalogue.js';
-
-const xmlText = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+import { xmlText, xmpPacket, xmpStream } from './xmp.js';
 
 /**
  * Chromium's tagged PDF made a PDF/UA-1 file: it already writes the structure tree, `/MarkInfo`,
@@ -23,20 +22,8 @@ export async function markPdfUa(input: Buffer): Promise<Buffer> {
     `<rdf:Description rdf:about="" xmlns:pdfuaid="http://www.aiim.org/pdfua/ns/id/"><pdfuaid:part>1</pdfuaid:part></rdf:Description>`,
     `<rdf:Description rdf:about="" xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title><rdf:Alt><rdf:li xml:lang="x-default">${xmlText(title)}</rdf:li></rdf:Alt></dc:title></rdf:Description>`,
   ]);
-  const metadata = document.context.stream(packet, { Type: 'Metadata', Subtype: 'XML' });
-  catalog.set(PDFName.of('Metadata'), document.context.register(metadata));
+  catalog.set(PDFName.of('Metadata'), document.context.register(xmpStream(document.context, packet)));
   return Buffer.from(await document.save({ useObjectStreams: false }));
-}
-
-/** An XMP packet (ISO 16684-1) around the given rdf:Description elements. */
-function xmpPacket(descriptions: string[]): string {
-  return [
-    '<?xpacket begin="\uFEFF" id="W5M0MpCehiHzreSzNTczkc9d"?>',
-    '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">',
-    ...descriptions,
-    '</rdf:RDF></x:xmpmeta>',
-    '<?xpacket end="w"?>',
-  ].join('\n');
 }
 
 function refused(why: string): CaptureError {

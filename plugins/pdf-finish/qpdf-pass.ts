@@ -16,6 +16,8 @@ export interface QpdfPass {
   /** The pages turned, `1-3, 5`; all when undefined. */
   rotatePages?: string;
   linearize: boolean;
+  /** pdf_optimize: objects packed into object streams, every stream deflated again at the highest level. */
+  pack: boolean;
   protection?: Protection;
 }
 
@@ -40,6 +42,7 @@ export async function qpdfPass(input: Buffer, pass: QpdfPass, job: QpdfJob): Pro
     source,
     ...(pass.rotate === undefined ? [] : [`--rotate=+${pass.rotate}${pages ? `:${pages}` : ''}`]),
     ...(pass.linearize ? ['--linearize'] : []),
+    ...(pass.pack ? ['--object-streams=generate', '--recompress-flate', '--compression-level=9'] : []),
     ...(pass.protection ? encryption(pass.protection) : []),
     output,
   ];
@@ -53,7 +56,7 @@ export async function qpdfPass(input: Buffer, pass: QpdfPass, job: QpdfJob): Pro
 
 /** The parameters the pass does, for error messages. */
 function stepOf(pass: QpdfPass): string {
-  const steps = [pass.rotate !== undefined && 'pdf_rotate', pass.linearize && 'pdf_linearize', pass.protection && 'pdf_password'];
+  const steps = [pass.rotate !== undefined && 'pdf_rotate', pass.linearize && 'pdf_linearize', pass.pack && 'pdf_optimize', pass.protection && 'pdf_password'];
   return steps.filter(Boolean).join(', ');
 }
 

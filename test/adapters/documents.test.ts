@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { request } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -8,6 +8,8 @@ import { PDFDict, PDFDocument, PDFName, PDFString, PDFHexString } from '@cantoo/
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { isBuilt, killLeftoverBuiltProcesses, startBuiltService, type BuiltService } from '../helpers/built-service.js';
 import { decode, MAGIC, near, type DecodedImage } from '../helpers/pixels.js';
+import { qpdfLookup, qpdfObjects } from '../helpers/pdf.js';
+import { invoiceXml } from '../helpers/invoice-xml.js';
 
 // A test that fails before stopping its services leaves them running: kill what is left.
 afterAll(killLeftoverBuiltProcesses);
@@ -18,6 +20,8 @@ const MONO_FONT = execFileSync('fc-match', ['-f', '%{file}', 'monospace'], { enc
 const FILE_LIMIT = 1024 * 1024;
 const TOTAL_LIMIT = 2 * 1024 * 1024;
 const FILE_COUNT_LIMIT = 5;
+const SIGNER = 'Capture Engine Test Signer';
+const SIGNING_PASSPHRASE = 'test-passphrase';
 
 let fixtures: FixtureServer;
 /** Requests the fixture server saw on the paths a document must never reach. */
@@ -38,6 +42,10 @@ beforeAll(async () => {
     },
   });
   dir = mkdtempSync(path.join(inject('testTempRoot'), 'documents-'));
+  // The operator's signing key for pdf_sign: a self-signed certificate made here, never kept in the repository.
+  const [key, certificate] = [path.join(dir, 'signing-key.pem'), path.join(dir, 'signing-cert.pem')];
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', certificate, '-days', '1', '-subj', `/CN=${SIGNER}`], { stdio: 'ignore' });
+  execFileSync('openssl', ['pkcs12', '-export', '-inkey', key, '-in', certificate, '-out', path.join(dir, 'signing.p12'), '-passout', `pass:${SIGNING_PASSPHRASE}`]);
   // Private networks are not allowed: what the documents reference on loopback must be refused.
   service = await startBuiltService(
     'node',
@@ -47,6 +55,8 @@ beforeAll(async () => {
       CAPTURE_UPLOAD_FILE_BYTES: String(FILE_LIMIT),
       CAPTURE_UPLOAD_TOTAL_BYTES: String(TOTAL_LIMIT),
       CAPTURE_UPLOAD_FILES: String(FILE_COUNT_LIMIT),
+      CAPTURE_PDF_SIGN_P12: path.join(dir, 'signing.p12'),
+      CAPTURE_PDF_SIGN_PASSPHRASE: SIGNING_PASSPHRASE,
     },
     ['--storage-dir', path.join(dir, 'files')],
   );
@@ -118,15 +128,23 @@ function countNear(image: DecodedImage, colour: string, tolerance: number): numb
   return count;
 }
 
-/** Writes a PDF and runs one of poppler's tools on it. */
-function poppler(tool: 'pdfinfo' | 'pdftotext' | 'pdfimages', pdf: Buffer, ...args: string[]): string {
+/** Writes a PDF and runs a reading tool (poppler's, qpdf) on it, the file at `FILE` in `args`: its exit status and output. */
+function readWith(tool: string, pdf: Buffer, args: string[]): { status: number | null; stdout: string; stderr: string } {
   const file = path.join(dir, `${Math.random().toString(36).slice(2)}.pdf`);
   writeFileSync(file, pdf);
   try {
-    return execFileSync(tool, [...args, file, ...(tool === 'pdftotext' ? ['-'] : [])], { encoding: 'utf8' });
+    const { status, stdout, stderr } = spawnSync(tool, args.map((arg) => (arg === 'FILE' ? file : arg)), { encoding: 'utf8' });
+    return { status, stdout, stderr };
   } finally {
     rmSync(file, { force: true });
   }
+}
+
+/** Runs one of poppler's tools on a PDF: what it printed, or the test fails. */
+function poppler(tool: 'pdfinfo' | 'pdftotext' | 'pdfimages' | 'pdffonts', pdf: Buffer, ...args: string[]): string {
+  const { status, stdout, stderr } = readWith(tool, pdf, [...args, 'FILE', ...(tool === 'pdftotext' ? ['-'] : [])]);
+  if (status !== 0) throw new Error(`${tool} failed: ${stderr}`);
+  return stdout;
 }
 
 function pdfInfo(pdf: Buffer): Record<string, string> {
@@ -385,5 +403,120 @@ describe.skipIf(!isBuilt())('documents in, images and PDFs out (npm start)', () 
     const mismatched = await postJson({ html, format: 'png', pdf_title: 'x' });
     expect(mismatched.status).toBe(400);
     expect(await mismatched.json()).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', params: ['pdf_title', 'format'] });
+  });
+});
+
+/** `qpdf --json`'s objects of a PDF (opened with `password` when given), and its catalog. */
+const qpdfJson = (pdf: Buffer, password?: string): ReturnType<typeof qpdfObjects> =>
+  qpdfObjects(readWith('qpdf', pdf, ['--json', '--json-key=qpdf', ...(password ? [`--password=${password}`] : []), 'FILE']).stdout);
+
+/** Whether qpdf --check finds the file sound (3: warnings only). */
+const qpdfChecks = (pdf: Buffer, ...args: string[]): boolean => [0, 3].includes(readWith('qpdf', pdf, [...args, '--check', 'FILE']).status ?? -1);
+
+/** The information pdfinfo prints of a file opened with `password`. */
+const lockedInfo = (pdf: Buffer, password: string, ...args: string[]): string => poppler('pdfinfo', pdf, '-upw', password, ...args);
+
+// Issue 54: the finishing stages as the built service runs them, each file read back with qpdf and poppler.
+describe.skipIf(!isBuilt())('PDF finishing over HTTP (npm start)', () => {
+  it('makes a signed PDF/A-2b keeping the outline and non-ASCII document information, in the information dictionary and the XMP alike', async () => {
+    const html = '<html lang="fr"><head><title>Page</title></head><body><h1>Résumé</h1><p>a</p><h2>Détails</h2><p>b</p></body></html>';
+    const title = 'Rapport annuel — Über café';
+    const pdf = await bytesOf(await postJson({ html, format: 'pdf', pdf_a: 'PDF/A-2b', pdf_sign: true, pdf_outline: true, pdf_title: title, pdf_author: 'Zoë Ådahl', pdf_keywords: 'plain, ascii' }));
+    expect(pdfInfo(pdf)).toMatchObject({ Title: title, Author: 'Zoë Ådahl', Keywords: 'plain, ascii' });
+    const xmp = poppler('pdfinfo', pdf, '-meta');
+    expect(xmp).toMatch(/pdfaid:part='2'/);
+    expect(xmp).toMatch(/pdfaid:conformance='B'/);
+    // Each property once, with the dictionary's value: Ghostscript's copies replaced, not doubled.
+    expect(xmp.match(/<dc:title>/g)).toHaveLength(1);
+    expect(xmp).toContain(`<dc:title><rdf:Alt><rdf:li xml:lang="x-default">${title}</rdf:li></rdf:Alt></dc:title>`);
+    expect(xmp).toContain('<dc:creator><rdf:Seq><rdf:li>Zoë Ådahl</rdf:li></rdf:Seq></dc:creator>');
+    expect(xmp.match(/<pdf:Keywords>plain, ascii<\/pdf:Keywords>/g)).toHaveLength(1);
+    const { all, catalog } = qpdfJson(pdf);
+    const intents = catalog['/OutputIntents'] as unknown[];
+    expect(intents).toHaveLength(1);
+    expect(qpdfLookup(all, intents[0])).toMatchObject({ '/S': '/GTS_PDFA1' });
+    const trailer = (JSON.parse(readWith('qpdf', pdf, ['--json', '--json-key=qpdf', 'FILE']).stdout) as { qpdf: [unknown, { trailer: { value: Record<string, unknown> } }] }).qpdf[1].trailer.value;
+    expect(trailer['/ID']).toHaveLength(2);
+    const fonts = poppler('pdffonts', pdf).split('\n').slice(2).filter((line) => line.trim() !== '');
+    expect(fonts.length).toBeGreaterThan(0);
+    for (const line of fonts) expect(line.trim().split(/\s+/).at(-5)).toBe('yes');
+    expect(await outlineTitles(pdf)).toEqual(['Résumé', 'Détails']);
+    expect(qpdfChecks(pdf)).toBe(true);
+    // Signed last, by the operator's key, over the whole file: poppler checks the CMS against the bytes it covers.
+    const signature = readWith('pdfsig', pdf, ['FILE']).stdout;
+    expect(signature).toContain(`Signer Certificate Common Name: ${SIGNER}`);
+    expect(signature).toContain('Signature Validation: Signature is Valid.');
+    expect(signature).toContain('Total document signed');
+    // One bit changed in the header's binary comment: the file still reads, its digest no longer matches.
+    const tampered = Buffer.from(pdf);
+    tampered[11] = (tampered[11] as number) ^ 1;
+    expect(readWith('pdfsig', tampered, ['FILE']).stdout).toContain('Signature Validation: Digest Mismatch.');
+  });
+
+  it('makes a Factur-X invoice with a further attachment from the upload, each extracted byte for byte', async () => {
+    const xml = invoiceXml('urn:cen.eu:en16931:2017');
+    const terms = 'Conditions générales: payable à 30 jours.\n';
+    const form = new FormData();
+    form.append(...upload('index.html', '<html lang="de"><head><title>Rechnung 42</title></head><body><h1>Rechnung RE-2026-0042</h1></body></html>', 'text/html'));
+    form.append(...upload('factur-x.xml', xml));
+    form.append(...upload('docs/terms.txt', terms));
+    form.append('format', 'pdf');
+    form.append('pdf_einvoice', 'factur-x');
+    form.append('pdf_attachments', 'docs/terms.txt');
+    const pdf = await bytesOf(await postForm(form));
+    // Listed in the name tree's order.
+    expect(readWith('pdfdetach', pdf, ['-list', 'FILE']).stdout).toBe('2 embedded files\n1: docs/terms.txt\n2: factur-x.xml\n');
+    expect(readWith('qpdf', pdf, ['--list-attachments', 'FILE']).stdout).toMatch(/docs\/terms\.txt -> /);
+    expect(readWith('qpdf', pdf, ['--show-attachment=factur-x.xml', 'FILE']).stdout).toBe(xml);
+    expect(readWith('qpdf', pdf, ['--show-attachment=docs/terms.txt', 'FILE']).stdout).toBe(terms);
+    const { all, catalog } = qpdfJson(pdf);
+    expect(catalog['/AF']).toHaveLength(2);
+    const specs = Object.values(all).filter((object) => object.value?.['/Type'] === '/Filespec').map((object) => object.value ?? {});
+    expect(specs.find((spec) => spec['/UF'] === 'u:docs/terms.txt')).toMatchObject({ '/AFRelationship': '/Unspecified' });
+    expect(Object.values(all).map((object) => object.stream?.dict['/Subtype']).filter(Boolean)).toEqual(expect.arrayContaining(['/text/xml', '/text/plain']));
+    const xmp = poppler('pdfinfo', pdf, '-meta');
+    expect(xmp).toMatch(/pdfaid:part='3'/);
+    expect(xmp).toContain('<fx:DocumentFileName>factur-x.xml</fx:DocumentFileName>');
+    expect(qpdfChecks(pdf)).toBe(true);
+  });
+
+  it('encrypts, marks and linearizes in one request: the file opens with its password only and refuses printing', async () => {
+    // Marks level, so that pdftotext reads them as words.
+    const pdf = await bytesOf(
+      await postJson({ html: sections(2), format: 'pdf', pdf_password: 'open sesame', pdf_owner_password: 'owner-secret', pdf_permissions: 'copy', pdf_watermark: 'DRAFT', pdf_watermark_angle: 0, pdf_stamp: 'PAID', pdf_stamp_pages: '2', pdf_linearize: true }),
+    );
+    expect(readWith('pdftotext', pdf, ['-q', 'FILE', '-']).status).not.toBe(0);
+    expect(qpdfChecks(pdf)).toBe(false);
+    const shown = readWith('qpdf', pdf, ['--password=open sesame', '--show-encryption', 'FILE']).stdout;
+    for (const line of ['R = 6', 'stream encryption method: AESv3', 'print low resolution: not allowed', 'extract for any purpose: allowed', 'modify other: not allowed']) expect(shown).toContain(line);
+    const text = (page: number): string => poppler('pdftotext', pdf, '-upw', 'open sesame', '-f', String(page), '-l', String(page));
+    expect(text(1)).toContain('DRAFT');
+    expect(text(1)).not.toContain('PAID');
+    expect(text(2)).toMatch(/PAID[\s\S]*DRAFT|DRAFT[\s\S]*PAID/);
+    expect(lockedInfo(pdf, 'open sesame')).toMatch(/Optimized:\s+yes/);
+    expect(qpdfChecks(pdf, '--password=open sesame')).toBe(true);
+  });
+
+  it('refuses finishing parameters that cannot be done with 400 naming them, and attachments beyond the bound', async () => {
+    const refusedWith = async (response: Response): Promise<unknown> => [response.status, await response.json()];
+    expect(await refusedWith(await postJson({ html: '<p>x</p>', format: 'pdf', pdf_owner_password: 'o', pdf_permissions: 'print,fly' }))).toMatchObject([400, { code: 'INVALID_PARAMETER', param: 'pdf_permissions' }]);
+    expect(await refusedWith(await postJson({ html: '<p>x</p>', format: 'pdf', pdf_a: 'PDF/A-2b', pdf_password: 'x' }))).toMatchObject([400, { code: 'INCOMPATIBLE_PARAMETERS', params: ['pdf_a', 'pdf_password'] }]);
+    expect(await refusedWith(await postJson({ html: '<p>x</p>', format: 'pdf', pdf_attachments: 'terms.txt' }))).toMatchObject([400, { code: 'INCOMPATIBLE_PARAMETERS', params: ['pdf_attachments', 'files'] }]);
+    const withFiles = (params: Record<string, string>): FormData => {
+      const form = new FormData();
+      form.append(...upload('index.html', '<p>x</p>', 'text/html'));
+      form.append(...upload('terms.txt', 'terms'));
+      for (const [name, value] of Object.entries({ format: 'pdf', ...params })) form.append(name, value);
+      return form;
+    };
+    expect(await refusedWith(await postForm(withFiles({ pdf_attachments: 'terms.txt, missing.txt' })))).toMatchObject([400, { code: 'INVALID_PARAMETER', param: 'pdf_attachments' }]);
+    expect(await refusedWith(await postForm(withFiles({ pdf_attachments: 'terms.txt,terms.txt' })))).toMatchObject([400, { code: 'INVALID_PARAMETER', param: 'pdf_attachments' }]);
+    const tooMany = Array.from({ length: 21 }, (_, i) => `file${i}.txt`).join(',');
+    const overBound = (await refusedWith(await postForm(withFiles({ pdf_attachments: tooMany })))) as [number, { error: string }];
+    expect(overBound).toMatchObject([400, { code: 'INVALID_PARAMETER', param: 'pdf_attachments' }]);
+    expect(overBound[1].error).toContain('at most 20');
+    expect(await refusedWith(await postForm(withFiles({ pdf_attachments: 'terms.txt', pdf_a: 'PDF/A-2b' })))).toMatchObject([400, { code: 'INCOMPATIBLE_PARAMETERS', params: ['pdf_attachments', 'pdf_a'] }]);
+    expect(await refusedWith(await postJson({ html: '<p>x</p>', format: 'pdf', pdf_sign: true, pdf_password: 'x' }))).toMatchObject([400, { code: 'INCOMPATIBLE_PARAMETERS', params: ['pdf_sign', 'pdf_password'] }]);
+    expect(await refusedWith(await postForm(withFiles({ pdf_einvoice: 'factur-x' })))).toMatchObject([400, { code: 'INVALID_PARAMETER', param: 'pdf_einvoice' }]);
   });
 });

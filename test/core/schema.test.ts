@@ -81,6 +81,8 @@ describe('request schema', () => {
       pdf_stamp_opacity: 1,
       pdf_stamp_angle: 0,
       pdf_linearize: false,
+      pdf_sign: false,
+      pdf_optimize: false,
     });
   });
 

@@ -23,3 +23,19 @@ export function readPdf(data: Buffer): PdfFacts {
     .join('\n');
   return { pages, content };
 }
+
+/** An object of `qpdf --json`: a dictionary's value, or a stream's dictionary. */
+export type QpdfObject = { value?: Record<string, unknown>; stream?: { dict: Record<string, unknown> } };
+
+/** The objects `qpdf --json --json-key=qpdf` prints, by `obj:<n> 0 R`, and the document catalog among them. */
+export function qpdfObjects(json: string): { all: Record<string, QpdfObject>; catalog: Record<string, unknown> } {
+  const all = (JSON.parse(json) as { qpdf: [unknown, Record<string, QpdfObject>] }).qpdf[1];
+  const catalog = Object.values(all).find((object) => object.value?.['/Type'] === '/Catalog')?.value ?? {};
+  return { all, catalog };
+}
+
+/** The dictionary `ref` points to (or `ref` itself, when it is a direct dictionary). */
+export function qpdfLookup(all: Record<string, QpdfObject>, ref: unknown): Record<string, unknown> {
+  const entry = all[`obj:${String(ref)}`];
+  return (entry?.value ?? entry?.stream?.dict ?? (ref as Record<string, unknown>)) as Record<string, unknown>;
+}

@@ -3,8 +3,10 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import sharp from 'sharp';
 import type { CaptureEngine } from '../../src/index.js';
 import { createTestEngine } from '../helpers/engine.js';
+import { qpdfLookup as lookup, qpdfObjects } from '../helpers/pdf.js';
 
 /**
  * The finishing stages of the pdf format on real Chromium, Ghostscript and qpdf, each file read
@@ -41,17 +43,7 @@ function read(tool: string, pdf: Buffer, args: string[]): { ok: boolean; out: st
 }
 
 /** qpdf's JSON of the file's objects, and its catalog. */
-function objects(pdf: Buffer, password?: string): { all: Record<string, { value?: Record<string, unknown>; stream?: { dict: Record<string, unknown> } }>; catalog: Record<string, unknown> } {
-  const json = JSON.parse(read('qpdf', pdf, ['--json', '--json-key=qpdf', ...(password ? [`--password=${password}`] : [])]).out) as { qpdf: [unknown, Record<string, never>] };
-  const all = json.qpdf[1] as Record<string, { value?: Record<string, unknown> }>;
-  const catalog = Object.values(all).find((object) => object.value?.['/Type'] === '/Catalog')?.value ?? {};
-  return { all, catalog };
-}
-
-const lookup = (all: Record<string, { value?: Record<string, unknown>; stream?: { dict: Record<string, unknown> } }>, ref: unknown): Record<string, unknown> => {
-  const entry = all[`obj:${String(ref)}`];
-  return (entry?.value ?? entry?.stream?.dict ?? (ref as Record<string, unknown>)) as Record<string, unknown>;
-};
+const objects = (pdf: Buffer, password?: string): ReturnType<typeof qpdfObjects> => qpdfObjects(read('qpdf', pdf, ['--json', '--json-key=qpdf', ...(password ? [`--password=${password}`] : [])]).out);
 
 describe('pdf_a', () => {
   it('makes a PDF/A-2b file: sRGB output intent, pdfaid 2/B in its XMP, every font embedded, outline, link and information kept', async () => {
@@ -163,5 +155,44 @@ describe('pdf_rotate, pdf_linearize', () => {
     expect(all).toMatch(/Page\s+1 rot:\s+270/);
     expect(all).toMatch(/Page\s+2 rot:\s+270/);
     expect(all).toMatch(/Optimized:\s+no/);
+  });
+});
+
+describe('pdf_optimize, pdf_image_dpi', () => {
+  /** The distinct image objects of a PDF, and the resolutions they are drawn at (pdfimages -list: object id, x-ppi). */
+  const images = (pdf: Buffer): { objects: number; ppi: number[] } => {
+    const rows = read('pdfimages', pdf, ['-list']).out.trim().split('\n').slice(2).map((line) => line.trim().split(/\s+/));
+    return { objects: new Set(rows.map((row) => row[10])).size, ppi: rows.map((row) => Number(row[12])) };
+  };
+
+  it('stores an image drawn from several addresses once, smaller, and resamples images above pdf_image_dpi', async () => {
+    // Noise (a linear congruential sequence's high bytes), so that deflate cannot make a copy of the logo small.
+    let seed = 54;
+    const noise = Buffer.from(Array.from({ length: 160 * 80 * 3 }, () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) >>> 24));
+    const logo = (await sharp(noise, { raw: { width: 160, height: 80, channels: 3 } }).png().toBuffer()).toString('base64');
+    // Chromium stores an image once per address: the header's one address is one object, each page's own address one more.
+    const pages = Array.from({ length: 8 }, (_, i) => `<p style="break-after: page"><img src="data:image/png;copy=${i};base64,${logo}" style="width:80px;height:40px"> Page ${i + 1}</p>`).join('');
+    const params = { pdf_margin_top: '1in', pdf_header_html: `<img src="data:image/png;base64,${logo}" style="width:80px;height:40px">` };
+    const html = `<!doctype html><html lang="en"><head><title>Logo on every page</title></head><body>${pages}</body></html>`;
+    const plain = await print(params, html);
+    const optimized = await print({ ...params, pdf_optimize: true }, html);
+    expect(images(plain).objects).toBe(9);
+    expect(images(optimized).objects).toBe(1);
+    expect(optimized.length).toBeLessThan(plain.length / 2);
+    expect(read('pdfinfo', optimized, []).out).toMatch(/Pages:\s+8/);
+    expect(read('pdftotext', optimized, ['FILE', '-']).out).toContain('Page 8');
+    expect(read('qpdf', optimized, ['--check']).ok).toBe(true);
+    // The 160 px logo drawn 80 CSS px wide is well above 96 ppi; at pdf_image_dpi=96 it is resampled to 96.
+    expect(Math.min(...images(optimized).ppi)).toBeGreaterThan(120);
+    const resampled = images(await print({ ...params, pdf_optimize: true, pdf_image_dpi: 96 }, html));
+    expect(resampled.objects).toBe(1);
+    expect(Math.max(...resampled.ppi)).toBeLessThanOrEqual(97);
+  });
+
+  it('refuses what its Ghostscript pass cannot keep, naming the parameters', async () => {
+    expect(await errorOf({ pdf_optimize: true, pdf_a: 'PDF/A-2b' })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['pdf_optimize', 'pdf_a'] } });
+    expect(await errorOf({ pdf_optimize: true, pdf_ua: true })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['pdf_optimize', 'pdf_ua'] } });
+    expect(await errorOf({ pdf_image_dpi: 96 })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['pdf_image_dpi', 'pdf_optimize'] } });
+    expect(await errorOf({ pdf_optimize: true, pdf_image_dpi: 10 })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'pdf_image_dpi' } });
   });
 });
