@@ -17,6 +17,8 @@ command -v gs >/dev/null 2>&1 || [ -n "${CAPTURE_GHOSTSCRIPT_PATH:-}" ] || missi
 command -v qpdf >/dev/null 2>&1 || [ -n "${CAPTURE_QPDF_PATH:-}" ] || missing+=(qpdf)
 # PDFs are checked with poppler's pdfinfo and pdftotext in the tests.
 command -v pdfinfo >/dev/null 2>&1 || missing+=(poppler-utils)
+# The pdf_sign tests make their signing certificate with openssl.
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 # The Helm chart's test renders it with Helm's template engine: Go's text/template and Sprig, built
 # from Debian's packages (no Helm download).
 command -v go >/dev/null 2>&1 || missing+=(golang-go)
