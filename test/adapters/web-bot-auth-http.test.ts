@@ -83,6 +83,7 @@ beforeAll(async () => {
       CAPTURE_LOG_LEVEL: 'info',
       CAPTURE_WEB_BOT_AUTH_KEY: path.join(dir, 'bot-key.json'),
       CAPTURE_WEB_BOT_AUTH_AGENT: `http://127.0.0.1:${port}`,
+      CAPTURE_OPERATOR_URL: 'https://ops.example/captures',
     },
     ['--storage-dir', path.join(dir, 'files')],
     port,
@@ -138,6 +139,8 @@ describe.skipIf(!isBuilt())('Web Bot Auth over HTTP (npm start)', () => {
     expect(verdicts.every(({ ok }) => ok)).toBe(true);
     expect(directoryFetches - fetchesBefore).toBeGreaterThanOrEqual(2);
     expect(service.output()).not.toContain(privateKey.d);
+    // The service says what it is, and where its operator is found (CAPTURE_OPERATOR_URL).
+    expect(signedHeaders.at(-1)?.['user-agent']).toMatch(/ HeadlessChrome\/[\d.]+ .* capture-engine\/\d+\.\d+\.\d+ \(\+https:\/\/ops\.example\/captures\)$/);
   });
 
   it('an unsigned request is refused, and so is a tampered signature', async () => {
