@@ -26,13 +26,21 @@ const PLAYWRIGHT_FFMPEG = 'ffmpeg-1013/ffmpeg-linux';
 /** The page clock reads all ones on a white frame (no page drawn). */
 const BLANK = (1 << 20) - 1;
 
-/** `engine frames` and `frames scroll`: the engine's record and scroll drawn frame by frame in its video browser (`videoClock: 'frames'`, issue 53). */
-export const TOOLS = ['engine record', 'engine frames', 'raw CDP', 'Playwright', 'engine scroll', 'frames scroll'];
+/**
+ * `engine frames` and `frames scroll`: the engine's record and scroll drawn frame by frame in its video
+ * browser (`video_clock=frames`, issue 53); `ruler live` and `ruler frames`: a linear scroll of the
+ * ruler page, live and frame by frame, read for frames stuck in mid-motion or jumping.
+ */
+export const TOOLS = ['engine record', 'engine frames', 'raw CDP', 'Playwright', 'engine scroll', 'frames scroll', 'ruler live', 'ruler frames'];
 
-/** The engine's `scenario` video of the clock page (a tall one to scroll). */
-async function engineVideo(engine, server, scenario, { width, height, seconds, fps }, file) {
-  const url = server.url(scenario === 'scroll' ? '/clock-tall' : '/clock');
-  const result = await engine.capture({ url, scenario, format: 'mp4', duration: seconds, viewport_width: width, viewport_height: height, scroll_delay: 200 });
+/** The ruler's scroll: linear steps, so that every frame inside one advances by the same px. */
+export const RULER = { scroll_by: 400, scroll_delay: 200, scroll_easing: 'linear', animationMs: 800 };
+
+/** The engine's `scenario` video of the clock page (a tall one to scroll, or the ruler). */
+async function engineVideo(engine, server, scenario, { width, height, seconds, fps }, file, ruler = false) {
+  const url = server.url(ruler ? '/ruler' : scenario === 'scroll' ? '/clock-tall' : '/clock');
+  const scroll = ruler ? { scroll_by: RULER.scroll_by, scroll_delay: RULER.scroll_delay, scroll_easing: RULER.scroll_easing } : { scroll_delay: 200 };
+  const result = await engine.capture({ url, scenario, format: 'mp4', duration: seconds, viewport_width: width, viewport_height: height, ...scroll });
   try {
     await fs.writeFile(file, await result.buffer());
   } finally {
@@ -123,6 +131,33 @@ async function playwrightBrowsersPath(dir) {
 }
 
 /**
+ * How a linear scroll of the ruler moved, from the position each frame shows: the frames inside a
+ * step (moving frames up to a pause of 4 or more still frames; its first and last left out, which
+ * show part of a frame period's motion) whose advance is more than 2 px off the step's
+ * `scroll_by / (animationMs × fps)`, stuck or jumping, and the frames that went back.
+ */
+function scrollMotion(positions, fps) {
+  const perFrame = RULER.scroll_by / ((RULER.animationMs * fps) / 1000);
+  const deltas = positions.slice(1).map((y, i) => y - positions[i]);
+  const steps = [];
+  let current = [];
+  let still = 0;
+  for (const delta of deltas) {
+    if (delta !== 0) {
+      current.push(...Array(still).fill(0), delta);
+      still = 0;
+    } else if (current.length > 0 && ++still >= 4) {
+      steps.push(current);
+      current = [];
+      still = 0;
+    }
+  }
+  if (current.length > 0) steps.push(current);
+  const inside = steps.flatMap((step) => step.slice(1, -1));
+  return { moving: inside.length, stuck: inside.filter((delta) => Math.abs(delta - perFrame) > 2).length, backwards: deltas.filter((delta) => delta < 0).length };
+}
+
+/**
  * Records the clock page `runs` times per tool and size and measures each video: the worst drift
  * of a frame showing new content, frames stepping back, repeats and drops, the clock's rate and the
  * wall time. Yields one result per video, in the order they were made, after one per size for
@@ -146,9 +181,15 @@ export async function* frameTruth({ engine, framesEngine, server, sizes, seconds
               : tool === 'engine frames' ? await engineVideo(framesEngine, server, 'record', size, file)
               : tool === 'engine scroll' ? await engineVideo(engine, server, 'scroll', size, file)
               : tool === 'frames scroll' ? await engineVideo(framesEngine, server, 'scroll', size, file)
+              : tool === 'ruler live' ? await engineVideo(engine, server, 'scroll', size, file, true)
+              : tool === 'ruler frames' ? await engineVideo(framesEngine, server, 'scroll', size, file, true)
               : tool === 'raw CDP' ? await rawScreencast(browser, server, size, file)
               : await playwrightVideo(server, size, file, browsersPath);
             const wall = (performance.now() - started) / 1000;
+            if (tool.startsWith('ruler')) {
+              yield { tool, width, height, wall, ...scrollMotion(await clockReadings(file, width, height, { fps: rate }), rate) };
+              continue;
+            }
             // Playwright's video starts before the page has drawn and ends as it closes: frames without a clock are left out.
             const readings = (await clockReadings(file, width, height, { fps: rate })).filter((ms) => ms !== BLANK && ms !== 0);
             yield { tool, width, height, wall, frames: readings.length, ...clockDrift(readings, rate) };

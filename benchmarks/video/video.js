@@ -40,7 +40,7 @@ import { pssBytes, rssBytes, sumOver } from '../lib/process-memory.js';
 import { HAS_PROC, TICKS_PER_SECOND, processTable, treePids, treeTicks } from '../lib/process-tree.js';
 import { markdownTable } from '../lib/tables.js';
 import { percentile, median } from '../lib/stats.js';
-import { frameTruth, TOOLS } from './frame-truth.js';
+import { frameTruth, RULER, TOOLS } from './frame-truth.js';
 import { clockPage } from '../../fixtures/clock-page/clock.js';
 
 const opts = readOptions(import.meta.url, { duration: {}, iterations: {}, long: {}, formats: {}, scenarios: {}, truth: {}, 'truth-seconds': {}, 'truth-sizes': {} });
@@ -77,6 +77,8 @@ const PAGES = {
   // The page's own clock on every animation frame (frame truth), and a tall one to scroll.
   '/clock': html(`<!doctype html><html>${clockPage()}</html>`),
   '/clock-tall': html(`<!doctype html><html>${clockPage('20000px')}</html>`),
+  // The ruler: a tall page drawing how far it is scrolled on every frame (frame truth's ruler tools).
+  '/ruler': html(`<!doctype html><html>${clockPage('20000px', { clock: 'scroll' })}</html>`),
   '/picture.svg': {
     type: 'image/svg+xml',
     body: '<svg xmlns="http://www.w3.org/2000/svg" width="480" height="270"><rect width="480" height="270" fill="#468"/><circle cx="240" cy="135" r="100" fill="#fc3"/></svg>',
@@ -171,17 +173,24 @@ async function longRecord(engine, server, seconds) {
 /** One row per tool and size over its runs, with the issue's targets where it sets one. */
 function printFrameTruth(results) {
   const rows = [];
+  const rulers = [];
   for (const { width, height } of TRUTH_SIZES) {
     for (const tool of TOOLS) {
       const runs = results.filter((r) => r.tool === tool && r.width === width);
       if (!runs.length) continue;
-      const drift = runs.flatMap((r) => r.drift.map(Math.abs));
-      const frames = runs.reduce((sum, r) => sum + r.frames, 0);
       const sum = (key) => runs.reduce((total, r) => total + r[key], 0);
+      const wall = median(runs.map((r) => r.wall));
+      if (tool.startsWith('ruler')) {
+        const moving = sum('moving');
+        const target = tool === 'ruler frames' ? (sum('stuck') === 0 && sum('backwards') === 0 ? 'pass' : 'FAIL') : '–';
+        rulers.push([tool, `${width}x${height}`, String(runs.length), String(moving), String(sum('stuck')), moving ? `${((100 * sum('stuck')) / moving).toFixed(1)} %` : '–', String(sum('backwards')), wall.toFixed(2), target]);
+        continue;
+      }
+      const drift = runs.flatMap((r) => r.drift.map(Math.abs));
+      const frames = runs.reduce((total, r) => total + r.frames, 0);
       const worst = Math.max(...drift);
       const duplicates = sum('repeats') / frames;
       const rate = median(runs.map((r) => r.rate));
-      const wall = median(runs.map((r) => r.wall));
       let target = '–';
       if (tool === 'engine frames' || tool === 'frames scroll') target = worst <= 2 && sum('backwards') === 0 && sum('unreadable') === 0 && duplicates === 0 && sum('drops') === 0 ? 'pass' : 'FAIL';
       if (tool === 'engine record') target = worst <= 50 && sum('backwards') === 0 && sum('unreadable') === 0 && (width > 640 || duplicates <= 0.05) ? 'pass' : 'FAIL';
@@ -193,6 +202,9 @@ function printFrameTruth(results) {
   console.log(`\n## Frame truth: a page drawing its own clock, ${TRUTH_SECONDS} s at 30 fps, ${TRUTH_RUNS} run(s) per tool and size\n`);
   console.log(`${binaryLines(Object.fromEntries([...TOOLS, 'screencast alone'].map((tool) => [tool, CHROMIUM_PATH]))).join('\n')}\n`);
   console.log(markdownTable(['tool', 'size', 'runs', 'max |drift| ms', 'p95 |drift| ms', 'backwards', 'duplicates', 'drops', 'unreadable', 'clock rate', 'wall s', 'target'], rows, { pad: true }));
+  console.log(`\n## Stuck frames: the ruler page (it draws how far it is scrolled) scrolled linearly, ${RULER.scroll_by} px per ${RULER.animationMs} ms step, ${RULER.scroll_delay} ms pauses\n`);
+  console.log('Frames inside a step (its first and last frame left out) whose advance is not the step\'s 1/24 (more than 2 px off): stuck in mid-motion or jumping. Target (issue 53): none.\n');
+  console.log(markdownTable(['tool', 'size', 'runs', 'frames in motion', 'stuck or jumping', 'share', 'backwards', 'wall s', 'target'], rulers, { pad: true }));
   const alone = results.filter((r) => r.tool === 'screencast alone');
   console.log(`\nChromium's screencast alone on the clock page (no encoder, every frame acknowledged at once): the floor of every tool\n`);
   console.log(markdownTable(['size', 'frames/s', 'gap p50 ms', 'gap p95 ms', 'gap max ms'],
@@ -203,8 +215,8 @@ function printFrameTruth(results) {
 const { createCaptureEngine, silentLogger } = await loadEngine();
 const server = await startFixtureServer(PAGES);
 // A generous budget: on a busy machine a capture should be measured slow, not cut off.
-const engine = await createCaptureEngine({ allowPrivateNetworks: true, log: silentLogger, concurrency: 1, timeoutMs: 300_000 });
-// The same engine drawing records frame by frame (frame truth's `engine frames`).
+const engine = await createCaptureEngine({ allowPrivateNetworks: true, log: silentLogger, concurrency: 1, timeoutMs: 300_000, videoClock: 'live' });
+// The same engine drawing videos frame by frame, the default since issue 53 (frame truth's `engine frames`).
 const framesEngine = await createCaptureEngine({ allowPrivateNetworks: true, log: silentLogger, concurrency: 1, timeoutMs: 300_000, videoClock: 'frames' });
 const peaks = memoryPeaks(200);
 try {
