@@ -139,7 +139,7 @@ describe.skipIf(!isBuilt())('the exit status of capture-engine shot', () => {
     expect(missingFile.stderr).toContain('--html @');
     const refused = await shot([fixtures.url('/solid'), '-o', output]);
     expect(refused.code).toBe(3);
-    const timeout = await shot([fixtures.url('/never'), '-o', output], { CAPTURE_ALLOW_PRIVATE_NETWORKS: 'true', CAPTURE_TIMEOUT_MS: '3000' });
+    const timeout = await shot([fixtures.url('/never'), '-o', output], { CAPTURE_ALLOW_PRIVATE_NETWORKS: 'true', CAPTURE_TIMEOUT_MS: '1000' });
     expect(timeout.code, timeout.stderr).toBe(5);
     expect(timeout.stderr).toContain('CAPTURE_TIMEOUT');
     expect(existsSync(output)).toBe(false);
