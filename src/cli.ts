@@ -12,6 +12,12 @@ const COMMANDS: Record<string, () => Promise<(args: string[]) => Promise<void> |
   worker: async () => (await import('./cli/worker.js')).worker,
   link: async () => (await import('./cli/link.js')).link,
   mcp: async () => (await import('./cli/mcp.js')).mcp,
+  html: async () => (await import('./cli/scraper-commands.js')).scraperCommand('html'),
+  accessibility: async () => (await import('./cli/scraper-commands.js')).scraperCommand('accessibility'),
+  javascript: async () => (await import('./cli/scraper-commands.js')).scraperCommand('javascript'),
+  pdf: async () => (await import('./cli/scraper-commands.js')).scraperCommand('pdf'),
+  har: async () => (await import('./cli/scraper-commands.js')).scraperCommand('har'),
+  video: async () => (await import('./cli/storyboard.js')).video,
   '--version': async () => (await import('./cli/version.js')).version,
 };
 
@@ -28,6 +34,8 @@ const USAGE = `capture-engine: screenshots and videos of web pages
                        [--format pdf] [--width 1920] [--height 1080] [--full-page] [--device 'iPhone 15'] ...
   capture-engine mcp [--storage-dir DIR] [--allow-private-networks]   (an MCP server on stdio, for desktop agents)
   capture-engine shot --multi <shots.yml>    (a YAML or JSON list of {output: file, ...parameters}, one engine)
+  capture-engine html|accessibility|javascript|pdf|har <url> ...   (shot-scraper's commands; <command> --help)
+  capture-engine video <storyboard.yml>   (shot-scraper's storyboard, recorded)
 
 Environment: PORT, HOST, CAPTURE_ADAPTER, CAPTURE_API_KEYS="<key>:<TIER>,...", CAPTURE_ALLOW_PRIVATE_NETWORKS=true,
 CAPTURE_CHROMIUM_PATH, CAPTURE_FFMPEG_PATH, CAPTURE_STORAGE_DIR, CAPTURE_REDIS_URL, CAPTURE_KEYS_FILE,

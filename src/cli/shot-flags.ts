@@ -21,19 +21,42 @@ capture-engine shot --multi <shots.yml>
   (repeated: the box around all), --js-selector, -j/--javascript <script>, --js-file, --wait,
   --wait-for, --retina, --scale-factor, --silent, -o - (standard output), no -o (a name from the
   URL), --multi - (standard input) with sh:, python:, js_file:, and -o/-n choosing its shots.
-  A flag given twice is refused, but -o with --multi and the selectors.
+  A flag given twice is refused, but -o with --multi, --browser-arg and the selectors.
+  Also as there: --browser-arg --SWITCH (repeatable; switches that take the browser out of the
+  engine's hands are refused), --log-console (the page's console on stderr), --log-requests FILE
+  (a JSON line per request), --bypass-csp, -a/--auth auth.json (a Playwright storage state, as
+  shot-scraper auth writes it), --fail, --har / --har-zip / --har-file FILE (the HAR of every page
+  in one file, trace.har by default). A local HTML file opens with the files beside it.
   Also: --allow-private-networks, --storage-dir <dir>, --help (lists every parameter).`;
 
-/** The command's own flags; every other flag is a capture parameter. */
-const OWN = new Set(['output', 'multi', 'allow-private-networks', 'storage-dir', 'help', 'quiet', 'no-clobber']);
-const OWN_YES_NO = new Set(['allow-private-networks', 'help', 'quiet', 'no-clobber']);
-const ALIASES: Record<string, keyof CaptureParams> = { width: 'viewport_width', height: 'viewport_height', 'scale-factor': 'device_scale_factor', retina: 'device_scale_factor', wait: 'delay', 'wait-for': 'wait_for_function', 'js-file': 'scripts' };
+/**
+ * The command's own flags; every other flag is a capture parameter. shot-scraper's `--har` writes
+ * the HAR of every page to a file (here, as there): the capture parameter `har` is of the HTTP service.
+ */
+const OWN = new Set(['output', 'multi', 'allow-private-networks', 'storage-dir', 'help', 'quiet', 'no-clobber', 'browser-arg', 'log-console', 'log-requests', 'bypass-csp', 'auth', 'har', 'har-zip', 'har-file']);
+const OWN_YES_NO = new Set(['allow-private-networks', 'help', 'quiet', 'no-clobber', 'log-console', 'bypass-csp', 'har', 'har-zip']);
+/** Own flags that may be given more than once, each value kept. */
+const REPEATED = new Set(['output', 'browser-arg']);
+const ALIASES: Record<string, keyof CaptureParams> = { fail: 'fail_on_http_error', width: 'viewport_width', height: 'viewport_height', 'scale-factor': 'device_scale_factor', retina: 'device_scale_factor', wait: 'delay', 'wait-for': 'wait_for_function', 'js-file': 'scripts' };
 /** shot-scraper's short flags besides ours (-h is --height when a number follows it there). */
-const SHORT: Record<string, string> = { o: 'output', h: 'help', q: 'quiet', n: 'no-clobber', w: 'width', s: 'selector', p: 'padding', j: 'javascript', silent: 'quiet' };
+const SHORT: Record<string, string> = { o: 'output', h: 'help', q: 'quiet', n: 'no-clobber', w: 'width', s: 'selector', p: 'padding', j: 'javascript', a: 'auth', silent: 'quiet' };
 /** Flags whose repeats shot-scraper boxes together, and `--selector-all <selector>`, its way of saying every match. */
 const SELECTION_FLAGS: Record<string, (typeof SELECTION_KEYS)[number]> = { selector: 'selector', 'selector-all': 'selector_all', 'js-selector': 'js_selector', 'js-selector-all': 'js_selector_all' };
 
 export type Shot = Record<string, unknown> & { output: string };
+
+/**
+ * What a subcommand (`pdf`, `javascript`, ...) reads besides shot's flags: its own flags (yes/no or
+ * taking a value), its short forms, flags that name a parameter of its own (pdf's `--width` is the
+ * paper's), and whether a second positional follows the URL (`javascript URL SCRIPT`).
+ */
+export interface CommandFlags {
+  usage: string;
+  own?: Record<string, 'yes-no' | 'value'>;
+  short?: Record<string, string>;
+  aliases?: Record<string, keyof CaptureParams>;
+  second?: string;
+}
 
 /** Parameters of the HTTP service's queue and result cache: a shot captures now, to its file, so they are refused. */
 export const HTTP_ONLY: readonly (keyof CaptureParams)[] = ['async', 'webhook_url', 'cache', 'cache_ttl', 'cache_stale_ttl', 'cache_key', 'fresh'];
@@ -58,45 +81,49 @@ const takesValue = (next: string | undefined, params: Record<string, unknown>): 
  * positional is the url). A flag given twice is refused, but for -o (the shots --multi runs) and the
  * selectors, whose elements shot-scraper captures in one box.
  */
-export async function readFlags(args: string[]): Promise<{ own: Record<string, unknown>; params: Record<string, unknown> }> {
+export async function readFlags(args: string[], command: CommandFlags = { usage: USAGE }): Promise<{ own: Record<string, unknown>; params: Record<string, unknown> }> {
+  const { usage } = command;
+  const commandOwn = command.own ?? {};
+  const isOwn = (name: string): boolean => OWN.has(name) || Object.hasOwn(commandOwn, name);
   const own: Record<string, unknown> = {};
   const params: Record<string, unknown> = {};
   const given = new Map<string, string>();
   const selection = emptySelection();
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
-    if (!arg.startsWith('-')) {
-      if (params.url !== undefined) throw new UsageError(`unexpected ${arg}: the URL is ${String(params.url)}`, USAGE);
-      params.url = arg;
+    if (!arg.startsWith('-') || arg === '-') {
+      if (params.url === undefined) params.url = arg;
+      else if (command.second !== undefined && own[command.second] === undefined) own[command.second] = arg;
+      else throw new UsageError(`unexpected ${arg}: the URL is ${String(params.url)}`, usage);
       continue;
     }
     const [flag, inline] = arg.replace(/^--?/, '').split(/=(.*)/s, 2) as [string, string | undefined];
     const next = args[i + 1];
-    let name = flag === 'h' && next !== undefined && /^\d+$/.test(next) ? 'height' : (SHORT[flag] ?? flag);
+    let name = flag === 'h' && next !== undefined && /^\d+$/.test(next) ? 'height' : (command.short?.[flag] ?? SHORT[flag] ?? flag);
     if ((name === 'javascript' || name === 'selector-all') && inline === undefined && takesValue(next, params)) name = name === 'javascript' ? 'scripts' : 'selector-all';
     const selectionKey = name === 'selector-all' && (inline ?? (takesValue(next, params) ? next : undefined)) === undefined ? undefined : SELECTION_FLAGS[name];
-    const param = ALIASES[name] ?? (name.replaceAll('-', '_') as keyof CaptureParams);
-    const yesNo = selectionKey === undefined && (OWN_YES_NO.has(name) || name === 'retina' || (OWN.has(name) ? false : isYesNo(param)));
+    const param = command.aliases?.[name] ?? ALIASES[name] ?? (name.replaceAll('-', '_') as keyof CaptureParams);
+    const yesNo = selectionKey === undefined && (OWN_YES_NO.has(name) || commandOwn[name] === 'yes-no' || name === 'retina' || (isOwn(name) ? false : isYesNo(param)));
     let value: string | boolean;
     if (inline !== undefined) value = inline;
     else if (yesNo) value = next === 'true' || next === 'false' ? args[++i] === 'true' : true;
-    else if (next === undefined) throw new UsageError(`--${name} needs a value`, USAGE);
+    else if (next === undefined) throw new UsageError(`--${name} needs a value`, usage);
     else value = args[++i] as string;
     if (selectionKey !== undefined) {
       addToSelection(selection, selectionKey, value);
       continue;
     }
-    const key = OWN.has(name) ? name : param;
+    const key = isOwn(name) ? name : param;
     const before = given.get(key);
-    if (before !== undefined && key !== 'output') throw new UsageError(`--${name} ${before === `--${name}` ? 'is given twice' : `repeats ${before}`}: give it once`, USAGE);
+    if (before !== undefined && !REPEATED.has(key)) throw new UsageError(`--${name} ${before === `--${name}` ? 'is given twice' : `repeats ${before}`}: give it once`, usage);
     given.set(key, `--${name}`);
-    if (name === 'output') own.output = [...((own.output as string[] | undefined) ?? []), value];
-    else if (OWN.has(name)) own[name] = value;
-    else if (HTTP_ONLY.includes(param)) throw new UsageError(httpOnly(`--${name}`), USAGE);
+    if (REPEATED.has(key)) own[name] = [...((own[name] as string[] | undefined) ?? []), value];
+    else if (isOwn(name)) own[name] = value;
+    else if (HTTP_ONLY.includes(param)) throw new UsageError(httpOnly(`--${name}`), usage);
     else if (name === 'retina') params[param] = value === true ? 2 : 1;
     else if (name === 'js-file') params[param] = await fromFile(param, `@${String(value)}`);
     else if (PARAM_NAMES.includes(param)) params[param] = typeof value === 'string' ? await fromFile(param, value) : value;
-    else throw new UsageError(`unknown flag --${name}${flagSuggestion(name)} (capture-engine shot --help lists the parameters)`, USAGE);
+    else throw new UsageError(`unknown flag --${name}${flagSuggestion(name)} (capture-engine shot --help lists the parameters)`, usage);
   }
   return { own, params: { ...params, ...selectionParams(selection, params.actions) } };
 }

@@ -6,6 +6,7 @@ import { PARAM_NAMES, type CaptureParams } from '../core/schema/capture-params.j
 import { closestName } from '../core/schema/closest-name.js';
 import { InputError } from './exit-codes.js';
 import { formatOfFile } from './output-format.js';
+import { isLocalFile, type LocalFiles } from './local-files.js';
 import { HTTP_ONLY, httpOnly, readInput, type Shot } from './shot-flags.js';
 import { SCRAPER_NAMES, SELECTION_KEYS, addToSelection, emptySelection, filenameForUrl, qualityFormat, selectionParams, urlOrFile } from './shot-scraper.js';
 
@@ -21,6 +22,7 @@ export interface MultiCommandLine {
   defaults: Record<string, unknown>;
   outputs: string[];
   noClobber: boolean;
+  localFiles: LocalFiles;
 }
 
 const IMAGES = new Set(['png', 'jpg', 'jpeg', 'webp', 'avif']);
@@ -44,7 +46,7 @@ export async function readMulti(file: string, commandLine: MultiCommandLine): Pr
   return steps;
 }
 
-async function readEntry(entry: Record<string, unknown>, where: string, { defaults, outputs, noClobber }: MultiCommandLine): Promise<MultiStep | undefined> {
+async function readEntry(entry: Record<string, unknown>, where: string, { defaults, outputs, noClobber, localFiles }: MultiCommandLine): Promise<MultiStep | undefined> {
   for (const key of Object.keys(entry)) {
     if (HTTP_ONLY.includes(key as keyof CaptureParams)) throw new InputError(`${where}: ${httpOnly(key)}`);
     if (key === 'server') throw new InputError(`${where}: server: is not supported here: start the server before capture-engine shot --multi`);
@@ -71,11 +73,8 @@ async function readEntry(entry: Record<string, unknown>, where: string, { defaul
   else if (javascript !== undefined) params.javascript = javascript;
   if (jsFile !== undefined) params.scripts = await readInput(`${where}, js_file ${String(jsFile)}`, () => readFile(String(jsFile), 'utf8'));
   Object.assign(params, selectionParams(selection, params.actions));
-  if (typeof rest.url === 'string') {
-    delete params.url;
-    Object.assign(params, await urlOrFile(rest.url));
-  }
-  const source = typeof rest.url === 'string' ? (typeof params.url === 'string' ? params.url : `file:${path.resolve(rest.url)}`) : undefined;
+  if (typeof rest.url === 'string') params.url = await urlOrFile(rest.url, localFiles);
+  const source = typeof rest.url === 'string' ? (isLocalFile(rest.url) ? `file:${path.resolve(rest.url)}` : (params.url as string)) : undefined;
   if (named === undefined && source === undefined) throw new InputError(`${where}: "output" is missing`);
   const file = named ?? filenameForUrl(source as string, 'png');
   const shot: Shot = { ...params, ...qualityFormat(params, file), output: file };
@@ -94,7 +93,8 @@ export function runCommands({ sh, python }: MultiStep): void {
   }
 }
 
-async function readStdin(): Promise<string> {
+/** All of standard input, as text. */
+export async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');

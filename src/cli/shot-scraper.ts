@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { formatOfFile } from './output-format.js';
+import { isLocalFile, type LocalFiles } from './local-files.js';
 
 /**
  * What shot-scraper's users write (its `shot` flags and `multi` YAML keys, release 1.11 of
@@ -62,10 +62,10 @@ export function qualityFormat(params: Record<string, unknown>, output: string): 
   return named === 'webp' || named === 'avif' || named === 'jpg' ? {} : { format: 'jpg' };
 }
 
-/** shot-scraper's url_or_file_path: a file that exists is opened (its HTML, here), a URL without a scheme gets http://. */
-export async function urlOrFile(url: string): Promise<Record<string, unknown>> {
-  if (existsSync(url)) return { html: await readFile(url, 'utf8') };
-  return { url: /^https?:\/\//i.test(url) ? url : `http://${url}` };
+/** shot-scraper's url_or_file_path: a file that exists is opened with the files beside it, a URL without a scheme gets http://. */
+export async function urlOrFile(url: string, localFiles: LocalFiles): Promise<string> {
+  if (isLocalFile(url)) return localFiles.urlOf(url);
+  return /^[a-z][a-z0-9+.-]*:/i.test(url) ? url : `http://${url}`;
 }
 
 /** shot-scraper's filename_for_url: `example-com.png` from the host and path, `example-com.1.png` when that file exists. */

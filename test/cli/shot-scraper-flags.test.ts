@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { BUILT_CLI, isBuilt } from '../helpers/built-service.js';
 import { html, startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { decode, MAGIC, near } from '../helpers/pixels.js';
-import { runShot } from '../helpers/shot-cli.js';
+import { runCli, runShot } from '../helpers/shot-cli.js';
+import { PDFDocument } from '@cantoo/pdf-lib';
+import { unzipSync } from 'fflate';
 
 /**
  * shot-scraper's flags on our `shot` (issue 55, items 1 to 4), as its docs and tests at
@@ -20,6 +22,11 @@ beforeAll(async () => {
     // Two 800 x 40 boxes 80 px apart: red above, blue below, on a tall white page.
     '/two-boxes': (_req, res) =>
       html(res, '<body style="background:#fff"><div id="a" style="width:800px;height:40px;background:#f00"></div><div style="height:80px"></div><div id="b" style="width:800px;height:40px;background:#00f"></div><div style="height:3000px"></div></body>'),
+    // Inline scripts run, eval does not: what --bypass-csp lifts.
+    '/csp': (_req, res) => {
+      res.setHeader('Content-Security-Policy', "script-src 'unsafe-inline'");
+      html(res, "<title>CSP</title><script>try { console.log('eval gives ' + eval('6 * 7')) } catch { console.log('eval refused') }</script>");
+    },
   });
   dir = mkdtempSync(path.join(inject('testTempRoot'), 'shot-scraper-flags-'));
 });
@@ -85,5 +92,97 @@ describe.skipIf(!isBuilt())('shot-scraper flags on the built CLI', () => {
     expect(readFileSync(path.join(dir, 'quality.png')).subarray(0, 3).equals(MAGIC.jpg)).toBe(true);
     await runShot(dir, [fixtures.url('/solid'), '-o', 'page.jpg']);
     expect(readFileSync(path.join(dir, 'page.jpg')).subarray(0, 3).equals(MAGIC.jpg)).toBe(true);
+  });
+});
+
+/** shot-scraper's TEST_HTML as a local file, with a stylesheet and an image beside it, and a second page it links to. */
+const TEST_HTML = '<!DOCTYPE html>\n<html>\n<head>\n<title>Test title</title>\n<link rel="stylesheet" href="style.css">\n</head>\n<body>\n<h1>Test</h1>\n<p>Paragraph 1</p>\n<img src="dot.svg">\n<a id="more" href="more.html">More</a>\n</body>\n</html>\n';
+const local = (): void => {
+  writeFileSync(path.join(dir, 'index.html'), TEST_HTML);
+  writeFileSync(path.join(dir, 'style.css'), 'body { background: rgb(0, 128, 0); }');
+  writeFileSync(path.join(dir, 'dot.svg'), '<svg xmlns="http://www.w3.org/2000/svg" width="7" height="5"></svg>');
+  writeFileSync(path.join(dir, 'more.html'), '<h1 id="more-heading">More information</h1>');
+};
+const cli = (...args: string[]) => runCli(dir, args);
+
+describe.skipIf(!isBuilt())("shot-scraper's other commands on the built CLI (issue 55, item 7)", () => {
+  it('test_javascript and test_javascript_width_height: the value as JSON, of a local file with the files beside it', async () => {
+    local();
+    const run = await cli('javascript', 'index.html', '--width', '555', '--height', '444', '({title: document.title, width: innerWidth, height: innerHeight, background: getComputedStyle(document.body).backgroundColor, image: document.images[0].naturalWidth})');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.toString()).toMatch(/^\{\n {4}"title": "Test title",/);
+    expect(JSON.parse(run.stdout.toString())).toEqual({ title: 'Test title', width: 555, height: 444, background: 'rgb(0, 128, 0)', image: 7 });
+  });
+
+  it('docs/javascript.md --bypass-csp, with --log-console, --log-requests, -a auth.json and --browser-arg on one page; a script that throws exits 1', async () => {
+    const url = fixtures.url('/csp');
+    writeFileSync(path.join(dir, 'auth.json'), JSON.stringify({ cookies: [{ name: 'session', value: 'abc', domain: '127.0.0.1', path: '/', expires: -1, httpOnly: false, secure: false, sameSite: 'Lax' }], origins: [{ origin: fixtures.origin, localStorage: [{ name: 'token', value: 'xyz' }] }] }));
+    const script = "({ cookie: document.cookie, token: localStorage.getItem('token'), coarse: matchMedia('(pointer: coarse)').matches })";
+    const run = await cli('javascript', url, script, '--bypass-csp', '--log-console', '--log-requests', 'requests.jsonl', '-a', 'auth.json', '--browser-arg', '--blink-settings=primaryPointerType=2,availablePointerTypes=2');
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout.toString())).toEqual({ cookie: 'session=abc', token: 'xyz', coarse: true });
+    expect(run.stderr).toContain('eval gives 42\n');
+    expect(JSON.parse(readFileSync(path.join(dir, 'requests.jsonl'), 'utf8').split('\n')[0] as string)).toMatchObject({ method: 'GET', url, status: 200 });
+    // docs/javascript.md, "Using this for automated tests": a script that throws exits 1 with what it threw.
+    const blocked = await cli('javascript', url, "if (document.title != 'Datasette') { throw 'Wrong title detected'; }", '--log-console');
+    expect([blocked.code, blocked.stderr]).toEqual([1, expect.stringContaining('eval refused\n')]);
+    expect(blocked.stderr).toContain('Wrong title detected');
+    const refused = await cli('javascript', url, 'document.title', '--browser-arg', '--remote-debugging-port=9222');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--browser-arg --remote-debugging-port is refused');
+  });
+
+  it('test_html: the final HTML after -j, and -s h1 its outerHTML', async () => {
+    local();
+    const page = await cli('html', 'index.html', '-o', 'out.html', '-j', "document.body.removeChild(document.querySelector('h1'))");
+    expect(page.code, page.stderr).toBe(0);
+    const written = readFileSync(path.join(dir, 'out.html'), 'utf8');
+    // shot-scraper's test compares without line breaks.
+    expect(written.replaceAll('\n', '').startsWith('<!DOCTYPE html><html><head><title>Test title</title>')).toBe(true);
+    expect(written).not.toContain('<h1>');
+    const heading = await cli('html', 'index.html', '-s', 'h1');
+    expect(heading.stdout.toString()).toBe('<h1>Test</h1>');
+  });
+
+  it('docs/accessibility.md: the accessibility tree as JSON', async () => {
+    local();
+    const run = await cli('accessibility', 'index.html');
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout.toString())).toEqual(expect.arrayContaining(['heading "Test" [level=1]', { paragraph: 'Paragraph 1' }]));
+  });
+
+  it('docs/pdf.md: shot-scraper pdf invoice.html -o invoice.pdf, with --landscape --format a5 --media-screen', async () => {
+    local();
+    const run = await cli('pdf', 'index.html', '-o', 'invoice.pdf', '--landscape', '--format', 'a5', '--media-screen');
+    expect(run.code, run.stderr).toBe(0);
+    const { width, height } = (await PDFDocument.load(readFileSync(path.join(dir, 'invoice.pdf')))).getPage(0).getSize();
+    // A5 on its side: 8.27 x 5.83 in, 595 x 420 pt (Chromium rounds the width up).
+    expect(Math.abs(width - 595.4)).toBeLessThan(1);
+    expect(Math.abs(height - 419.8)).toBeLessThan(1);
+  });
+
+  it('test_har (--zip) and test_multi_har (--har): a .har.zip holding har.har, and one trace.har of every page of multi', async () => {
+    const zipped = await cli('har', fixtures.url('/solid'), '--zip', '-o', 'page.har.zip');
+    expect(zipped.code, zipped.stderr).toBe(0);
+    const har = JSON.parse(Buffer.from(unzipSync(readFileSync(path.join(dir, 'page.har.zip')))['har.har'] as Uint8Array).toString()) as { log: { entries: { request: { url: string } }[] } };
+    expect(har.log.entries.map((entry) => entry.request.url)).toContain(fixtures.url('/solid'));
+    writeFileSync(path.join(dir, 'har.yml'), shots('har-one.png') + `- output: har-two.png\n  url: ${fixtures.url('/two-boxes')}\n  width: 200\n  height: 100\n`);
+    const multi = await runShot(dir, ['--multi', 'har.yml', '--har']);
+    expect(multi.code, multi.stderr).toBe(0);
+    const trace = JSON.parse(readFileSync(path.join(dir, 'trace.har'), 'utf8')) as typeof har;
+    expect(trace.log.entries.map((entry) => entry.request.url)).toEqual(expect.arrayContaining([fixtures.url('/solid'), fixtures.url('/two-boxes')]));
+    expect(existsSync(path.join(dir, 'har-two.png'))).toBe(true);
+  });
+
+  it('test_video_records_video (a local page, a click to the page it links to) and test_video_validation', async () => {
+    local();
+    const board = 'output: demo.webm\nurl: index.html\ncursor: true\nviewport:\n  width: 640\n  height: 360\nscenes:\n  - name: Home\n    wait_for: "#more"\n    do:\n      - pause: 0.1\n  - name: Details\n    do:\n      - click: "#more"\n      - wait_for: "#more-heading"\n';
+    const run = await runCli(dir, ['video', '-'], board);
+    expect(run.code, run.stderr).toBe(0);
+    expect(readFileSync(path.join(dir, 'demo.webm')).subarray(0, 4).equals(Buffer.from([0x1a, 0x45, 0xdf, 0xa3]))).toBe(true);
+    const empty = await runCli(dir, ['video', '-'], '');
+    expect(empty.stderr).toContain('Storyboard YAML file cannot be empty');
+    const banana = await runCli(dir, ['video', '-'], 'output: demo.webm\nurl: https://example.com/\nscenes:\n- name: one\n  banana: true\n');
+    expect([banana.code, banana.stderr]).toEqual([3, expect.stringContaining('scenes.0.banana: Extra inputs are not permitted')]);
   });
 });
