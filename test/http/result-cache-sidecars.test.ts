@@ -33,6 +33,24 @@ function capturing(sidecars: Sidecar[], metadata?: PageMetadata): { capture: () 
   };
 }
 
+/** `metadata=true`'s page with this many characters of JSON-LD. */
+const page = (jsonLdChars: number): PageMetadata => ({
+  title: 't',
+  description: null,
+  canonical: null,
+  lang: null,
+  open_graph: {},
+  twitter: {},
+  json_ld: [{ text: 'x'.repeat(jsonLdChars) }],
+  icons: [],
+  feeds: [],
+  status: 200,
+  final_url: 'https://example.com/',
+  headers: null,
+  fonts: [],
+  og_image: null,
+});
+
 describe('result cache: what an entry holds', () => {
   const cache = new ResultCache({ index: memoryCacheIndex(), storage, memoryBytes: 0, log: silentLogger, now: () => Date.now(), maxSidecarBytes: 1000 });
 
@@ -55,27 +73,18 @@ describe('result cache: what an entry holds', () => {
   });
 
   it('does not cache a page (metadata=true) over 256 KiB of JSON: the index holds it, not the storage', async () => {
-    const page = (jsonLdChars: number): PageMetadata => ({
-      title: 't',
-      description: null,
-      canonical: null,
-      lang: null,
-      open_graph: {},
-      twitter: {},
-      json_ld: [{ text: 'x'.repeat(jsonLdChars) }],
-      icons: [],
-      feeds: [],
-      status: 200,
-      final_url: 'https://example.com/',
-      headers: null,
-      fonts: [],
-      og_image: null,
-    });
     const small = capturing([], page(200_000));
     await cache.answer('small page', lifetimes, small.capture, false);
     expect((await cache.answer('small page', lifetimes, small.capture, false)).outcome).toBe('hit');
     const large = capturing([], page(270_000));
     await cache.answer('large page', lifetimes, large.capture, false);
     expect([(await cache.answer('large page', lifetimes, large.capture, false)).outcome, large.taken()]).toEqual(['miss', 2]);
+  });
+
+  it('keeps the in-memory index within its bytes: the least recently used entry goes first', async () => {
+    const index = memoryCacheIndex({ maxBytes: 500_000 });
+    const bounded = new ResultCache({ index, storage, memoryBytes: 0, log: silentLogger, now: () => Date.now() });
+    for (const key of ['first', 'second', 'third']) await bounded.answer(key, lifetimes, capturing([], page(200_000)).capture, false);
+    expect([await index.get('first'), await index.get('second'), await index.get('third')].map((entry) => entry !== undefined)).toEqual([false, true, true]);
   });
 });

@@ -41,9 +41,12 @@ export interface CacheIndex {
   release(key: string, token: string): Promise<void>;
 }
 
-/** Entries in this process: at most `maxEntries`, the least recently used going first. */
-export function memoryCacheIndex({ maxEntries = 100_000 }: { maxEntries?: number } = {}): CacheIndex {
-  const entries = new LRUCache<string, CacheEntry>({ max: maxEntries });
+/**
+ * Entries in this process: at most `maxEntries`, and `maxBytes` of them as JSON (a `metadata=true`
+ * page is up to 256 KiB), the least recently used going first.
+ */
+export function memoryCacheIndex({ maxEntries = 100_000, maxBytes = 256 * 1024 * 1024 }: { maxEntries?: number; maxBytes?: number } = {}): CacheIndex {
+  const entries = new LRUCache<string, CacheEntry>({ max: maxEntries, maxSize: maxBytes, sizeCalculation: (entry) => Math.max(1, JSON.stringify(entry).length) });
   const claims = new Map<string, { token: string; until: number }>();
   return {
     get: async (key) => entries.get(key),
