@@ -20,7 +20,7 @@ export interface PdfFinishOptions extends PdfToolPaths {
 }
 
 const protectedBy = (params: CaptureParams): boolean => params.pdf_password !== undefined || params.pdf_owner_password !== undefined;
-const needsQpdf = (params: CaptureParams): boolean => protectedBy(params) || params.pdf_rotate !== undefined || params.pdf_linearize || params.pdf_optimize;
+const needsQpdf = (params: CaptureParams): boolean => protectedBy(params) || params.pdf_rotate !== undefined || params.pdf_linearize || params.pdf_optimize || params.pdf_flatten;
 
 /** The watermark and stamp asked for, in drawing order. */
 function marksOf(params: CaptureParams): Mark[] {
@@ -37,12 +37,12 @@ function marksOf(params: CaptureParams): Mark[] {
 /** What qpdf is asked to do for these parameters. */
 function qpdfPassOf(params: CaptureParams): QpdfPass {
   const protection = protectedBy(params) ? { userPassword: params.pdf_password, ownerPassword: params.pdf_owner_password, permissions: params.pdf_permissions } : undefined;
-  return { rotate: params.pdf_rotate, rotatePages: params.pdf_rotate_pages, linearize: params.pdf_linearize, pack: params.pdf_optimize, protection };
+  return { rotate: params.pdf_rotate, rotatePages: params.pdf_rotate_pages, linearize: params.pdf_linearize, pack: params.pdf_optimize, flatten: params.pdf_flatten, protection };
 }
 
 /**
  * What is done to the printed PDF before it is stored, in this order: PDF/UA marks (pdf-lib, on
- * Chromium's tagged file), PDF/A or pdf_optimize (Ghostscript), the e-invoice and the attachments (pdf-lib), one qpdf pass that rotates, linearizes
+ * Chromium's tagged file), PDF/A or pdf_optimize (Ghostscript), the e-invoice and the attachments (pdf-lib), one qpdf pass that rotates, flattens, linearizes
  * and encrypts (nothing can read the file after it), or else the signature (nothing may change the file after it). Each tool runs inside the capture, so within its queue slot and its deadline, in a
  * temp dir removed afterwards, killed when the capture is aborted.
  */

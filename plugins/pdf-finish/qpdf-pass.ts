@@ -18,6 +18,8 @@ export interface QpdfPass {
   linearize: boolean;
   /** pdf_optimize: objects packed into object streams, every stream deflated again at the highest level. */
   pack: boolean;
+  /** pdf_flatten: annotations and form fields drawn into the pages (their appearances made first). */
+  flatten: boolean;
   protection?: Protection;
 }
 
@@ -29,7 +31,7 @@ export interface QpdfJob {
 }
 
 /**
- * The PDF rewritten by qpdf in one pass: pages turned, linearized, and last encrypted with AES-256 (R6). The arguments go
+ * The PDF rewritten by qpdf in one pass: pages turned, forms and annotations flattened, linearized, and last encrypted with AES-256 (R6). The arguments go
  * to qpdf in a file inside the run's private temp dir, so the passwords are never on its command
  * line (which every local user can read).
  */
@@ -41,6 +43,7 @@ export async function qpdfPass(input: Buffer, pass: QpdfPass, job: QpdfJob): Pro
   const args = [
     source,
     ...(pass.rotate === undefined ? [] : [`--rotate=+${pass.rotate}${pages ? `:${pages}` : ''}`]),
+    ...(pass.flatten ? ['--generate-appearances', '--flatten-annotations=all'] : []),
     ...(pass.linearize ? ['--linearize'] : []),
     ...(pass.pack ? ['--object-streams=generate', '--recompress-flate', '--compression-level=9'] : []),
     ...(pass.protection ? encryption(pass.protection) : []),
@@ -56,7 +59,7 @@ export async function qpdfPass(input: Buffer, pass: QpdfPass, job: QpdfJob): Pro
 
 /** The parameters the pass does, for error messages. */
 function stepOf(pass: QpdfPass): string {
-  const steps = [pass.rotate !== undefined && 'pdf_rotate', pass.linearize && 'pdf_linearize', pass.pack && 'pdf_optimize', pass.protection && 'pdf_password'];
+  const steps = [pass.rotate !== undefined && 'pdf_rotate', pass.linearize && 'pdf_linearize', pass.pack && 'pdf_optimize', pass.flatten && 'pdf_flatten', pass.protection && 'pdf_password'];
   return steps.filter(Boolean).join(', ');
 }
 

@@ -83,6 +83,7 @@ describe('request schema', () => {
       pdf_linearize: false,
       pdf_sign: false,
       pdf_optimize: false,
+      pdf_flatten: false,
     });
   });
 

@@ -156,6 +156,16 @@ describe('pdf_rotate, pdf_linearize', () => {
     expect(all).toMatch(/Page\s+2 rot:\s+270/);
     expect(all).toMatch(/Optimized:\s+no/);
   });
+
+  it('pdf_flatten leaves no annotation (the link is gone, its text kept)', async () => {
+    const annotations = (pdf: Buffer): unknown[] => Object.values(objects(pdf).all).filter((object) => object.value?.['/Subtype'] === '/Link');
+    expect(annotations(await print({}))).toHaveLength(1);
+    const flat = await print({ pdf_flatten: true });
+    expect(annotations(flat)).toEqual([]);
+    expect(read('qpdf', flat, ['--json', '--json-key=qpdf']).out).not.toContain('/Annots');
+    expect(read('pdftotext', flat, ['FILE', '-']).out).toContain('a link');
+    expect(read('qpdf', flat, ['--check']).ok).toBe(true);
+  });
 });
 
 describe('pdf_optimize, pdf_image_dpi', () => {

@@ -85,6 +85,10 @@ export const PDF_FINISH_PROPERTIES = {
   }),
   pdf_image_dpi: Type.Optional(Type.Integer({ minimum: 36, maximum: 1200, description: 'With pdf_optimize: images above this resolution (dots per inch on the page) are resampled to it.' })),
   pdf_linearize: Type.Boolean({ default: false, description: 'Linearize the PDF ("fast web view"): its first page shows before the whole file has arrived.' }),
+  pdf_flatten: Type.Boolean({
+    default: false,
+    description: 'Flatten the PDF with qpdf: form fields and annotations drawn into the pages\' content and removed, so nothing can be filled in or clicked (links too).',
+  }),
 };
 
 type Given = Map<string, unknown>;
