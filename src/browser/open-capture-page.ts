@@ -24,6 +24,13 @@ const INIT_SCRIPT = `(() => {
   for (const [name, value] of Object.entries(quiet)) Object.defineProperty(window, name, { value, writable: true, configurable: true, enumerable: true });
 })();`;
 
+/**
+ * The page events captures listen to while they run (the navigation's hops, the settle step's
+ * loads). Playwright asks its server for an event when a page gains its first listener and stops
+ * when it loses its last, a message each way: held for the page's life, a capture costs none.
+ */
+const ignore = (): void => undefined;
+
 export interface CapturePage {
   context: BrowserContext;
   page: Page;
@@ -36,6 +43,7 @@ export async function openCapturePage(newContext: (options: BrowserContextOption
   try {
     await context.addInitScript(INIT_SCRIPT + RECORD_CHANGES_SCRIPT + HOLD_RESIZE_SCRIPT);
     const page = await context.newPage();
+    page.on('request', ignore).on('response', ignore).on('requestfinished', ignore).on('requestfailed', ignore);
     const cdp = await context.newCDPSession(page);
     return { context, page, cdp };
   } catch (error) {
