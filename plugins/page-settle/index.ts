@@ -6,6 +6,7 @@ import { LAST_CHANGE_KEY, type PageChangeRecord } from '../../src/core/page/page
 import { pageWait, recordWait } from '../../src/core/page/page-wait.js';
 import { isContentFormat } from '../../src/core/schema/formats.js';
 import { evaluateInPage } from '../shared/evaluate-in-page.js';
+import type { CaptureParams } from '../../src/core/schema/capture-params.js';
 import { webFontsLoaded } from './web-fonts.js';
 
 /** How long the page must stay still (no request, no DOM change, no layout shift) to count as settled. */
@@ -29,6 +30,19 @@ interface Loads {
 }
 const LOADS = stateKey<Loads>('page-settle.loads');
 
+/** What `pageStillness` answers. */
+interface Stillness {
+  busy: boolean;
+  quietFor: number;
+}
+/**
+ * The page's stillness as read by the look that found its fonts loaded: the settle step, next in
+ * the same phase, takes it as its first probe instead of a round trip of its own.
+ */
+const FIRST_LOOK = stateKey<Stillness | undefined>('page-settle.first-look');
+
+const settles = (params: CaptureParams): boolean => params.settle && params.scenario === 'static';
+
 /**
  * The default wait for a page to look finished, after `wait_until` and before the caller's own
  * waits (`settle=false` turns it off): no request in flight (long polls, streams and beacons aside),
@@ -51,27 +65,33 @@ export function pageSettle(): CapturePlugin {
         leavesContextState: false,
         // What the page says in text is read, not drawn.
         when: (params) => params.scenario === 'static' && !isContentFormat(params.format),
-        run: (ctx) => pageWait(ctx, 'fonts', (_timeoutMs, signal) => webFontsLoaded(ctx.cdp, signal)),
+        run: (ctx) =>
+          pageWait(ctx, 'fonts', async (_timeoutMs, signal) => {
+            if (!settles(ctx.params)) return webFontsLoaded(ctx.cdp, signal);
+            ctx.state.set(FIRST_LOOK, await webFontsLoaded<Stillness>(ctx.cdp, signal, `(${pageStillness.toString()})(${JSON.stringify(LAST_CHANGE_KEY)})`));
+          }),
       },
       {
         name: 'watch-loads',
         phase: 'prepare',
         leavesContextState: false,
-        when: (params) => params.settle && params.scenario === 'static',
+        when: settles,
         run: watchLoads,
       },
       {
         name: 'settle',
         phase: 'settle',
         leavesContextState: false,
-        when: (params) => params.settle && params.scenario === 'static',
+        when: settles,
         run: async (ctx) => {
           const loads = ctx.state.get(LOADS);
           if (!loads) return;
+          const firstLook = ctx.state.get(FIRST_LOOK);
+          ctx.state.set(FIRST_LOOK, undefined);
           const budget = ctx.budget(SETTLE_MAX_MS);
           const started = performance.now();
           let settled = false;
-          await bestEffort(async (signal) => void (settled = await settle(ctx.cdp, loads, budget, signal)), budget + 250, ctx.signal);
+          await bestEffort(async (signal) => void (settled = await settle(ctx.cdp, loads, budget, signal, firstLook)), budget + 250, ctx.signal);
           recordWait(ctx, 'settle', settled ? 'met' : 'ran_out', started);
           if (!settled && ctx.params.best_effort) ctx.incomplete.push('settle');
         },
@@ -103,11 +123,14 @@ function watchLoads(ctx: CaptureContext): void {
   });
 }
 
-/** Whether the network has been quiet for QUIET_MS: no request the page waits for in flight, none started or ended. */
-function networkQuiet(loads: Loads): boolean {
+/**
+ * How long until the network can have been quiet for QUIET_MS (no request the page waits for in
+ * flight, none started or ended): 0 once it has, a poll's time while such a request is in flight.
+ */
+function networkQuietIn(loads: Loads): number {
   const now = performance.now();
-  for (const started of loads.inflight.values()) if (now - started < LONG_REQUEST_MS) return false;
-  return now - loads.lastActivity >= QUIET_MS;
+  for (const started of loads.inflight.values()) if (now - started < LONG_REQUEST_MS) return POLL_MS;
+  return Math.max(0, QUIET_MS - (now - loads.lastActivity));
 }
 
 /**
@@ -116,16 +139,15 @@ function networkQuiet(loads: Loads): boolean {
  * `javascript=false` the page runs no timer, animation frame or observer of anyone's, the engine's
  * included, while a probe still runs. True when it settled within `budgetMs`.
  */
-async function settle(cdp: CDPSession, loads: Loads, budgetMs: number, signal: AbortSignal): Promise<boolean> {
+async function settle(cdp: CDPSession, loads: Loads, budgetMs: number, signal: AbortSignal, firstLook?: Stillness): Promise<boolean> {
   const endsAt = performance.now() + budgetMs;
-  for (;;) {
-    const { busy, quietFor } = await abortable(evaluateInPage(cdp, pageStillness, LAST_CHANGE_KEY), signal);
-    if (!busy && quietFor >= QUIET_MS && networkQuiet(loads)) return true;
+  for (let look = firstLook; ; look = undefined) {
+    const { busy, quietFor } = look ?? (await abortable(evaluateInPage(cdp, pageStillness, LAST_CHANGE_KEY), signal));
+    if (!busy && quietFor >= QUIET_MS && networkQuietIn(loads) === 0) return true;
     const left = endsAt - performance.now();
     if (left <= 0) return false;
-    // Look again once the page could have been quiet for long enough (soon while loads go on).
-    const wait = networkQuiet(loads) ? Math.min(QUIET_MS, QUIET_MS - quietFor) : POLL_MS;
-    await sleep(Math.min(left, Math.max(POLL_MS, wait)), signal);
+    // Look again once the page and the network could both have been quiet for long enough: a look before cannot find them so.
+    await sleep(Math.min(left, Math.max(POLL_MS, QUIET_MS - quietFor, networkQuietIn(loads))), signal);
   }
 }
 
@@ -135,7 +157,7 @@ async function settle(cdp: CDPSession, loads: Loads, budgetMs: number, signal: A
  * on), and whether it is still busy: a timer the page set while drawing itself pending, an image
  * in the viewport loading or a finite animation running (fonts were waited for before).
  */
-function pageStillness(key: string): { busy: boolean; quietFor: number } {
+function pageStillness(key: string): Stillness {
   const slot = Symbol.for(key);
   const page = window as unknown as Record<symbol, PageChangeRecord | undefined>;
   let record = page[slot];

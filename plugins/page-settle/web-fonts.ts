@@ -1,6 +1,6 @@
 import type { CDPSession } from 'playwright-core';
 import { abortable, sleep } from '../../src/core/deadline.js';
-import { evaluateInPage } from '../shared/evaluate-in-page.js';
+import { evaluateExpression } from '../shared/evaluate-in-page.js';
 
 /** How often fonts still loading are looked at. */
 const POLL_MS = 25;
@@ -11,20 +11,21 @@ const POLL_MS = 25;
  * arrives holds it until `signal` aborts. Layout is forced at each look, as a font starts loading
  * only when text that uses it is laid out. Looked at from here: a page without scripts
  * (`javascript=false`) runs no timer, the engine's included.
+ *
+ * With `alsoRead` (an expression), the look that finds the fonts loaded evaluates it too and
+ * resolves to its value: the step that follows reads the page without a round trip of its own.
  */
-export async function webFontsLoaded(cdp: CDPSession, signal: AbortSignal): Promise<void> {
-  const loaded = (): Promise<boolean> =>
-    abortable(
-      evaluateInPage(
-        cdp,
-        () => {
-          // Between two documents (a meta refresh) there is none to lay out.
-          void document.documentElement?.offsetHeight;
-          return document.fonts.status === 'loaded';
-        },
-        undefined,
-      ),
-      signal,
-    );
-  while (!(await loaded())) await sleep(POLL_MS, signal);
+export async function webFontsLoaded<R = undefined>(cdp: CDPSession, signal: AbortSignal, alsoRead = 'undefined'): Promise<R> {
+  const look = `(${fontsLoadedInPage.toString()})() ? { value: ${alsoRead} } : null`;
+  for (;;) {
+    const loaded = await abortable(evaluateExpression<{ value: R } | null>(cdp, look), signal);
+    if (loaded) return loaded.value;
+    await sleep(POLL_MS, signal);
+  }
+}
+
+/** In the page: whether its web fonts have loaded, after laying it out (between the two documents of a meta refresh there is none to lay out). */
+function fontsLoadedInPage(): boolean {
+  void document.documentElement?.offsetHeight;
+  return document.fonts.status === 'loaded';
 }

@@ -7,12 +7,13 @@ import type { CDPSession } from 'playwright-core';
  * nothing else through Playwright pays for nothing. Like `page.evaluate`, it fails when the
  * document goes away meanwhile.
  */
-export async function evaluateInPage<A, R>(cdp: CDPSession, fn: (arg: A) => R | Promise<R>, arg: A): Promise<R> {
-  const { result, exceptionDetails } = await cdp.send('Runtime.evaluate', {
-    expression: `(${fn.toString()})(${JSON.stringify(arg)})`,
-    awaitPromise: true,
-    returnByValue: true,
-  });
+export function evaluateInPage<A, R>(cdp: CDPSession, fn: (arg: A) => R | Promise<R>, arg: A): Promise<R> {
+  return evaluateExpression<R>(cdp, `(${fn.toString()})(${JSON.stringify(arg)})`);
+}
+
+/** `expression` evaluated as `evaluateInPage` does: for looks that compose several in-page functions into one round trip. */
+export async function evaluateExpression<R>(cdp: CDPSession, expression: string): Promise<R> {
+  const { result, exceptionDetails } = await cdp.send('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true });
   if (exceptionDetails) throw new Error(`Evaluation failed: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
   return result.value as R;
 }
