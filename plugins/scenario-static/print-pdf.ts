@@ -1,6 +1,7 @@
 import type { CaptureContext, EncodedOutput } from '../../src/core/plugin-api.js';
 import { PDF_PAPER_INCHES } from '../../src/core/schema/capture-params.js';
 import { readCdpStream } from './read-cdp-stream.js';
+import { pdfLimitWatcher } from './pdf-limits.js';
 import { headerFooter } from './pdf-templates.js';
 import { inches } from '../../src/core/schema/pdf-params.js';
 import { singlePagePaper } from './single-page.js';
@@ -43,7 +44,7 @@ export async function printPdf(ctx: CaptureContext): Promise<EncodedOutput> {
       throw printRefusal(error) ?? error;
     });
   if (stream === undefined) throw new Error('Chromium returned no PDF stream');
-  const printed = await readCdpStream(cdp, stream, ctx.signal);
+  const printed = await readCdpStream(cdp, stream, ctx.signal, Infinity, pdfLimitWatcher(params));
   if (printed.length === 0) throw new Error('Chromium returned an empty PDF');
   const data = wantsMetadata(params) ? await withMetadata(printed, params) : printed;
   return { format: 'pdf', size: data.length, data };

@@ -36,6 +36,10 @@ export interface TierLimits {
    * failures give their quota back, so without this a key could keep its browsers busy for free.
    */
   browserSecondsPerHour: number;
+  /** Most pages of a printed PDF: the default of `pdf_max_pages` and its largest value. */
+  maxPdfPages: number;
+  /** Largest printed PDF in bytes: the default of `pdf_max_bytes` and its largest value. */
+  maxPdfBytes: number;
 }
 
 const ALL_FORMATS = Object.freeze(Object.keys(FORMATS) as CaptureFormat[]);
@@ -44,10 +48,10 @@ const EXPENSIVE_ALLOWED = { scripts: true, maxDeviceScaleFactor: 4, formats: ALL
 
 /** The tier table of docs/http-service.md; every number can be overridden with the `tiers` option. */
 export const DEFAULT_TIERS: Readonly<Record<TierName, TierLimits>> = Object.freeze({
-  FREE: { requestsPerMinute: 20, monthlyQuota: 100, maxDuration: 10, geolocation: false, maxFullPageHeight: 32_000, maxFps: 30, proxy: false, maxConcurrent: 2, maxBulkItems: 10, browserSecondsPerHour: 600, ...EXPENSIVE_ALLOWED },
-  BASIC: { requestsPerMinute: 40, monthlyQuota: 2_000, maxDuration: 30, geolocation: false, maxFullPageHeight: 64_000, maxFps: 30, proxy: false, maxConcurrent: 4, maxBulkItems: 100, browserSecondsPerHour: 1_800, ...EXPENSIVE_ALLOWED },
-  PRO: { requestsPerMinute: 80, monthlyQuota: 10_000, maxDuration: 300, geolocation: true, maxFullPageHeight: 150_000, maxFps: 60, proxy: true, maxConcurrent: 8, maxBulkItems: 500, browserSecondsPerHour: 7_200, ...EXPENSIVE_ALLOWED },
-  ENTERPRISE: { requestsPerMinute: 150, monthlyQuota: 100_000, maxDuration: 1800, geolocation: true, maxFullPageHeight: 300_000, maxFps: 60, proxy: true, maxConcurrent: 16, maxBulkItems: 1_000, browserSecondsPerHour: 36_000, ...EXPENSIVE_ALLOWED },
+  FREE: { requestsPerMinute: 20, monthlyQuota: 100, maxDuration: 10, geolocation: false, maxFullPageHeight: 32_000, maxFps: 30, proxy: false, maxConcurrent: 2, maxBulkItems: 10, browserSecondsPerHour: 600, maxPdfPages: 100, maxPdfBytes: 20 * 1024 ** 2, ...EXPENSIVE_ALLOWED },
+  BASIC: { requestsPerMinute: 40, monthlyQuota: 2_000, maxDuration: 30, geolocation: false, maxFullPageHeight: 64_000, maxFps: 30, proxy: false, maxConcurrent: 4, maxBulkItems: 100, browserSecondsPerHour: 1_800, maxPdfPages: 300, maxPdfBytes: 100 * 1024 ** 2, ...EXPENSIVE_ALLOWED },
+  PRO: { requestsPerMinute: 80, monthlyQuota: 10_000, maxDuration: 300, geolocation: true, maxFullPageHeight: 150_000, maxFps: 60, proxy: true, maxConcurrent: 8, maxBulkItems: 500, browserSecondsPerHour: 7_200, maxPdfPages: 2_000, maxPdfBytes: 512 * 1024 ** 2, ...EXPENSIVE_ALLOWED },
+  ENTERPRISE: { requestsPerMinute: 150, monthlyQuota: 100_000, maxDuration: 1800, geolocation: true, maxFullPageHeight: 300_000, maxFps: 60, proxy: true, maxConcurrent: 16, maxBulkItems: 1_000, browserSecondsPerHour: 36_000, maxPdfPages: 10_000, maxPdfBytes: 1024 ** 3, ...EXPENSIVE_ALLOWED },
 });
 
 export type Tiers = Readonly<Record<TierName, TierLimits>>;
@@ -70,12 +74,16 @@ function cheapestTier(tiers: Tiers, allows: (limits: TierLimits) => boolean): Ti
 /**
  * The parameters as the caller's tier allows them: what it does not include is refused
  * (geolocation below PRO, videos longer or full pages taller than allowed), and the tier's
- * full-page height becomes the default.
+ * full-page height and, for a PDF, its pages and bytes become the defaults.
  */
 export function applyTier(params: CaptureParams, tier: TierName, tiers: Tiers): CaptureParams {
   checkTierGates(params, tier, tiers);
-  if (params.full_page_max_height !== undefined) return params;
-  return parseCaptureParams({ ...params, full_page_max_height: tiers[tier].maxFullPageHeight });
+  const limits = tiers[tier];
+  const defaults: Partial<CaptureParams> = {};
+  if (params.full_page_max_height === undefined) defaults.full_page_max_height = limits.maxFullPageHeight;
+  if (params.format === 'pdf' && params.pdf_max_pages === undefined) defaults.pdf_max_pages = limits.maxPdfPages;
+  if (params.format === 'pdf' && params.pdf_max_bytes === undefined) defaults.pdf_max_bytes = limits.maxPdfBytes;
+  return Object.keys(defaults).length === 0 ? params : parseCaptureParams({ ...params, ...defaults });
 }
 
 /** Refuses what the caller's tier does not include. */
@@ -139,6 +147,19 @@ export function checkTierGates(params: CaptureParams, tier: TierName, tiers: Tie
   if (height !== undefined && height > limits.maxFullPageHeight) {
     throw new CaptureError('TIER_RESTRICTED', `full_page_max_height ${height} px exceeds the ${tier} tier maximum of ${limits.maxFullPageHeight} px`, {
       details: { param: 'full_page_max_height', tier, required: cheapestTier(tiers, (t) => t.maxFullPageHeight >= height) ?? 'ENTERPRISE', max: limits.maxFullPageHeight },
+    });
+  }
+  checkPdfLimits(params, tier, tiers);
+}
+
+/** Refuses a PDF limit above the tier's (`pdf_max_pages`, `pdf_max_bytes`). */
+function checkPdfLimits(params: CaptureParams, tier: TierName, tiers: Tiers): void {
+  for (const [param, key, unit] of [['pdf_max_pages', 'maxPdfPages', 'pages'], ['pdf_max_bytes', 'maxPdfBytes', 'bytes']] as const) {
+    const asked = params[param];
+    const max = tiers[tier][key];
+    if (asked === undefined || asked <= max) continue;
+    throw new CaptureError('TIER_RESTRICTED', `${param} ${asked.toLocaleString('en-US')} ${unit} exceeds the ${tier} tier maximum of ${max.toLocaleString('en-US')} ${unit}`, {
+      details: { param, tier, required: cheapestTier(tiers, (t) => t[key] >= asked) ?? 'ENTERPRISE', max },
     });
   }
 }

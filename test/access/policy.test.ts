@@ -20,6 +20,8 @@ describe('tiers', () => {
       maxConcurrent: 2,
       maxBulkItems: 10,
       browserSecondsPerHour: 600,
+      maxPdfPages: 100,
+      maxPdfBytes: 20 * 1024 ** 2,
       formats: ['png', 'jpg', 'webp', 'avif', 'pdf', 'mp4', 'webm', 'gif', 'markdown', 'html', 'text', 'links', 'metadata', 'aria', 'scrape'],
     });
     expect(DEFAULT_TIERS.ENTERPRISE.requestsPerMinute).toBe(150);
@@ -34,6 +36,21 @@ describe('tiers', () => {
     const tall = parseCaptureParams({ url: 'https://a.example', full_page: true, full_page_max_height: 100_000 });
     expect(applyTier(tall, 'PRO', tiers).full_page_max_height).toBe(100_000);
     expect(() => applyTier(tall, 'BASIC', tiers)).toThrow(expect.objectContaining({ code: 'TIER_RESTRICTED', details: expect.objectContaining({ param: 'full_page_max_height', required: 'PRO' }) }));
+  });
+
+  it('default a PDF\'s pdf_max_pages and pdf_max_bytes to the tier\'s (1,000 pages of 200 MB fit PRO and ENTERPRISE) and refuse more', () => {
+    const tiers = resolveTiers();
+    const pdf = parseCaptureParams({ url: 'https://a.example', format: 'pdf' });
+    expect(applyTier(pdf, 'FREE', tiers)).toMatchObject({ pdf_max_pages: 100, pdf_max_bytes: 20 * 1024 ** 2 });
+    for (const tier of ['PRO', 'ENTERPRISE'] as const) {
+      const limited = applyTier(pdf, tier, tiers);
+      expect(limited.pdf_max_pages).toBeGreaterThanOrEqual(1_000);
+      expect(limited.pdf_max_bytes).toBeGreaterThanOrEqual(200 * 1024 ** 2);
+    }
+    expect(applyTier(parseCaptureParams({ url: 'https://a.example' }), 'FREE', tiers).pdf_max_pages).toBeUndefined();
+    const long = parseCaptureParams({ url: 'https://a.example', format: 'pdf', pdf_max_pages: 500 });
+    expect(applyTier(long, 'PRO', tiers).pdf_max_pages).toBe(500);
+    expect(() => applyTier(long, 'FREE', tiers)).toThrow(expect.objectContaining({ code: 'TIER_RESTRICTED', details: expect.objectContaining({ param: 'pdf_max_pages', max: 100, required: 'PRO' }) }));
   });
 
   it('cap fps at the tier\'s highest', () => {

@@ -18,9 +18,9 @@ export const DOC_TABLES = {
     const number = (value: number): string => value.toLocaleString('en-US');
     const rows = TIER_NAMES.map((name) => {
       const tier = DEFAULT_TIERS[name];
-      return `| ${name} | ${number(tier.requestsPerMinute)} | ${number(tier.monthlyQuota)} | ${number(tier.maxDuration)} | ${tier.geolocation ? 'yes' : 'no'} | ${number(tier.maxFullPageHeight)} | ${tier.scripts ? 'yes' : 'no'} | ${tier.maxDeviceScaleFactor} | ${tier.maxFps} | ${tier.proxy ? 'yes' : 'no'} | ${number(tier.maxConcurrent)} | ${number(tier.maxBulkItems)} | ${number(tier.browserSecondsPerHour)} | ${tier.formats.join(', ')} |`;
+      return `| ${name} | ${number(tier.requestsPerMinute)} | ${number(tier.monthlyQuota)} | ${number(tier.maxDuration)} | ${tier.geolocation ? 'yes' : 'no'} | ${number(tier.maxFullPageHeight)} | ${tier.scripts ? 'yes' : 'no'} | ${tier.maxDeviceScaleFactor} | ${tier.maxFps} | ${tier.proxy ? 'yes' : 'no'} | ${number(tier.maxConcurrent)} | ${number(tier.maxBulkItems)} | ${number(tier.browserSecondsPerHour)} | ${number(tier.maxPdfPages)} | ${number(tier.maxPdfBytes / 1024 ** 2)} | ${tier.formats.join(', ')} |`;
     });
-    return ['| tier | requests/min | captures/month | longest video (s) | geolocation | tallest full page (px) | scripts | largest device_scale_factor | highest fps | proxy | running at once | batch items | browser s/hour | formats |', '|---|--:|--:|--:|---|--:|---|--:|--:|---|--:|--:|--:|---|', ...rows].join('\n');
+    return ['| tier | requests/min | captures/month | longest video (s) | geolocation | tallest full page (px) | scripts | largest device_scale_factor | highest fps | proxy | running at once | batch items | browser s/hour | PDF pages | PDF MiB | formats |', '|---|--:|--:|--:|---|--:|---|--:|--:|---|--:|--:|--:|--:|--:|---|', ...rows].join('\n');
   },
 };
 

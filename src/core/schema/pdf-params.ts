@@ -75,6 +75,12 @@ export const PDF_OPTION_PROPERTIES = {
     }),
   ),
   pdf_footer_html: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 * 1024, description: 'HTML printed at the bottom of every page, as pdf_header_html. Give it room with pdf_margin_bottom.' })),
+  pdf_max_pages: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 100_000, description: "Most pages the printed PDF may have (the tier's by default on the service, and at most it): a longer document is refused with 413 naming pdf_max_pages, before all of it is read." }),
+  ),
+  pdf_max_bytes: Type.Optional(
+    Type.Integer({ minimum: 1024, maximum: 1024 ** 3, description: "Largest printed PDF in bytes (the tier's by default on the service, and at most it): a larger one is refused with 413 naming pdf_max_bytes, as soon as it passes." }),
+  ),
   pdf_outline: Type.Boolean({ default: false, description: 'Bookmarks from the document\'s headings (makes the PDF tagged too).' }),
 };
 

@@ -24,7 +24,7 @@ beforeAll(async () => {
       { key: KEYS.free, tier: 'FREE' },
       { key: KEYS.pro, tier: 'PRO' },
     ],
-    tiers: { FREE: { requestsPerMinute: 1000, scripts: false, maxDeviceScaleFactor: 2, formats: ['png', 'jpg', 'webp'] }, PRO: { requestsPerMinute: 1000 } },
+    tiers: { FREE: { requestsPerMinute: 1000, scripts: false, maxDeviceScaleFactor: 2, formats: ['png', 'jpg', 'webp'] }, PRO: { requestsPerMinute: 1000, maxPdfPages: 2 } },
   });
   for (const adapter of ADAPTERS) apps.set(adapter, await startApp(adapter, http));
 });
@@ -118,6 +118,16 @@ describe.each(ADAPTERS)('HTTP contract on %s: capture options', (adapter) => {
     const response = await capture(KEYS.free, query);
     expect(response.status).toBe(403);
     expect(await response.json()).toMatchObject({ code: 'TIER_RESTRICTED', tier: 'FREE', ...details });
+  });
+
+  // The limits are the engine's: one adapter shows the answer, the others would print the same PDFs again.
+  it.runIf(adapter === 'node').each([
+    ['/bands?count=3', {}, { param: 'pdf_max_pages', max: 2 }],
+    ['/box', { pdf_max_bytes: '1024' }, { param: 'pdf_max_bytes', max: 1024 }],
+  ])('413 PAYLOAD_TOO_LARGE for a PDF over the tier\'s pages (2 on this PRO) or the bytes asked: %s %o', async (page, query, details) => {
+    const response = await capture(KEYS.pro, { format: 'pdf', url: fixtures.url(page), ...query });
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', ...details });
   });
 
   it.each([
