@@ -70,7 +70,12 @@ export async function runActions(ctx: CaptureContext, steps: readonly ActionStep
       if (!pointer) return;
       await element.scrollIntoViewIfNeeded({ timeout: elementWait(ctx) });
       const box = await element.boundingBox();
-      if (box) await pointer.glide(box.x + box.width / 2, box.y + box.height / 2, POINTER_STEPS, () => (recording ? time.sleep(POINTER_STEP_MS) : undefined));
+      if (!box) return;
+      const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
+      if (time === WALL_CLOCK) return pointer.glide(x, y, POINTER_STEPS, () => (recording ? time.sleep(POINTER_STEP_MS) : undefined));
+      // On the video's time, the same glide one move a frame: each move then follows a drawn frame
+      // (several between two frames left the capture waiting until its deadline).
+      await pointer.glide(x, y, Math.max(1, Math.round((POINTER_STEPS * POINTER_STEP_MS) / time.frameMs)), () => time.sleep(time.frameMs));
     },
   };
   for (const [index, step] of steps.entries()) {

@@ -325,6 +325,23 @@ describe('video clock', () => {
     expect(seen).toEqual([['click'], ['click'], ['click'], ['click', 'type'], ['click', 'type', 'press'], ['click', 'type', 'press']]);
   });
 
+  it('adds up sleeps shorter than a frame: ten 10 ms sleeps end at the frame of 100 ms', async () => {
+    let steps = 0;
+    const beforeFrame = betweenFrames(async (time) => {
+      for (let step = 0; step < 10; step++) {
+        await time.sleep(10);
+        steps++;
+      }
+    }, (index) => (index * 1000) / 30);
+    const seen: number[] = [];
+    for (let index = 0; index < 5; index++) {
+      await beforeFrame(index);
+      seen.push(steps);
+    }
+    // Frames at 0, 33.3, 66.7, 100 and 133.3 ms.
+    expect(seen).toEqual([0, 3, 6, 10, 10]);
+  });
+
   it('fails the frame when a step fails', async () => {
     const beforeFrame = betweenFrames(async (time) => {
       await time.sleep(50);
