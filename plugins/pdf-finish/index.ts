@@ -11,6 +11,7 @@ import { drawMarks, type Mark } from './marks.js';
 import { embedAttachments } from './attachments.js';
 import { optimizeWithGhostscript } from './optimize.js';
 import { signingKeyOf, signPdf, type SigningKey } from './sign.js';
+import { splitPdf, zipOf } from './split.js';
 
 export type { PdfToolPaths } from './find-tools.js';
 
@@ -43,7 +44,7 @@ function qpdfPassOf(params: CaptureParams): QpdfPass {
 /**
  * What is done to the printed PDF before it is stored, in this order: PDF/UA marks (pdf-lib, on
  * Chromium's tagged file), PDF/A or pdf_optimize (Ghostscript), the e-invoice and the attachments (pdf-lib), one qpdf pass that rotates, flattens, linearizes
- * and encrypts (nothing can read the file after it), or else the signature (nothing may change the file after it). Each tool runs inside the capture, so within its queue slot and its deadline, in a
+ * and encrypts (nothing can read the file after it), or else the signature (nothing may change the file after it), and last pdf_split (qpdf). Each tool runs inside the capture, so within its queue slot and its deadline, in a
  * temp dir removed afterwards, killed when the capture is aborted.
  */
 export function pdfFinish(options: PdfFinishOptions = {}): CapturePlugin {
@@ -103,6 +104,18 @@ export function pdfFinish(options: PdfFinishOptions = {}): CapturePlugin {
       });
       pdf = await signPdf(pdf, await signingKey);
     }
+    if (params.pdf_split !== undefined) {
+      const [binary, split] = [await qpdf(), params.pdf_split];
+      const parts = await inTempDir(tempDir, (dir) => splitPdf(pdf, split, params.pdf_split_unify, { qpdf: binary, dir, signal, timeoutMs: ctx.remaining() }));
+      if (params.pdf_split_unify) pdf = (parts[0] as { data: Buffer }).data;
+      else {
+        const zip = zipOf(parts);
+        // Stored one by one too, so that response_type=json answers where each file is.
+        if (params.response_type === 'json') for (const part of parts) ctx.sidecars.push({ name: `pages-${part.pages}`, extension: 'pdf', contentType: 'application/pdf', data: part.data });
+        ctx.output = { format: 'pdf', archive: 'zip', size: zip.length, data: zip };
+        return;
+      }
+    }
     ctx.output = { format: 'pdf', size: pdf.length, data: pdf };
   };
 
@@ -117,7 +130,7 @@ export function pdfFinish(options: PdfFinishOptions = {}): CapturePlugin {
         phase: 'encode',
         leavesContextState: false,
         when: (params) =>
-          params.format === 'pdf' && (params.pdf_ua || params.pdf_a !== undefined || params.pdf_einvoice !== undefined || params.pdf_attachments !== undefined || params.pdf_sign || marksOf(params).length > 0 || needsQpdf(params)),
+          params.format === 'pdf' && (params.pdf_ua || params.pdf_a !== undefined || params.pdf_einvoice !== undefined || params.pdf_attachments !== undefined || params.pdf_sign || params.pdf_split !== undefined || marksOf(params).length > 0 || needsQpdf(params)),
         run: finish,
       },
     ],

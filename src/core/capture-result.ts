@@ -61,14 +61,21 @@ export interface RunOutcome {
   sidecars: Sidecar[];
 }
 
+const ZIP = { contentType: 'application/zip', extension: 'zip' };
+
+/** The content type and extension of a capture's file: its format's, or an archive's. */
+export function fileTypeOf(output: Pick<EncodedOutput, 'format' | 'archive'>): { contentType: string; extension: string } {
+  const { contentType, extension } = output.archive === 'zip' ? ZIP : FORMATS[output.format];
+  return { contentType, extension };
+}
+
 export function toCaptureResult(id: string, { output, stored, metadata, incomplete, timings, diagnostics, sidecars }: RunOutcome, onDispose: () => void): CaptureResult {
   const { data, path } = output;
   let disposed = false;
   return {
     id,
     format: output.format,
-    contentType: FORMATS[output.format].contentType,
-    extension: FORMATS[output.format].extension,
+    ...fileTypeOf(output),
     size: output.size,
     width: output.width,
     height: output.height,

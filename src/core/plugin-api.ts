@@ -43,8 +43,10 @@ export interface FrameStream {
 
 /** The finished file of a capture: in memory (images) or a temporary file (videos). */
 export interface EncodedOutput {
-  /** Its content type and extension are those of `FORMATS[format]`. */
+  /** Its content type and extension are those of `FORMATS[format]`, unless `archive` says otherwise. */
   format: CaptureParams['format'];
+  /** The format's files in an archive (a split PDF's ZIP). */
+  archive?: 'zip';
   size: number;
   data?: Buffer;
   /** A temporary file owned by the capture; removed when the result is disposed. */

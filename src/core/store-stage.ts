@@ -1,6 +1,6 @@
 import type { CapturePlugin } from './plugin-api.js';
 import type { CaptureStorage } from './storage.js';
-import { FORMATS } from './schema/formats.js';
+import { fileTypeOf } from './capture-result.js';
 import { captureErrors } from './errors/factories.js';
 
 /**
@@ -20,7 +20,7 @@ export function storeStage(storage: CaptureStorage | undefined, fileUrl: (key: s
           const output = ctx.output;
           if (!output) throw captureErrors.internal('Nothing to store');
           if (!storage) throw captureErrors.internal('response_type=json needs a storage, and the engine has none');
-          const { contentType, extension } = FORMATS[output.format];
+          const { contentType, extension } = fileTypeOf(output);
           const folder = new Date().toISOString().slice(0, 10);
           const key = `${folder}/${ctx.id}.${extension}`;
           // The capture's signal: a capture that fails or is aborted while storing abandons its upload.

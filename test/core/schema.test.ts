@@ -84,6 +84,7 @@ describe('request schema', () => {
       pdf_sign: false,
       pdf_optimize: false,
       pdf_flatten: false,
+      pdf_split_unify: false,
     });
   });
 

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
+import { unzipSync } from 'fflate';
 import type { CaptureEngine } from '../../src/index.js';
 import { createTestEngine } from '../helpers/engine.js';
 import { qpdfLookup as lookup, qpdfObjects } from '../helpers/pdf.js';
@@ -165,6 +166,39 @@ describe('pdf_rotate, pdf_linearize', () => {
     expect(read('qpdf', flat, ['--json', '--json-key=qpdf']).out).not.toContain('/Annots');
     expect(read('pdftotext', flat, ['FILE', '-']).out).toContain('a link');
     expect(read('qpdf', flat, ['--check']).ok).toBe(true);
+  });
+});
+
+describe('pdf_split, pdf_split_unify', () => {
+  const THREE = '<title>Three</title>' + ['One', 'Two', 'Three'].map((word) => `<p style="break-after: page">Page ${word}</p>`).join('');
+  const pagesOf = (pdf: Uint8Array): number => Number(read('qpdf', Buffer.from(pdf), ['--show-npages']).out.trim());
+  const textOf = (pdf: Uint8Array): string => read('pdftotext', Buffer.from(pdf), ['FILE', '-']).out;
+
+  it('answers a ZIP of one PDF per range, or per page; unified, one PDF of the pages in the order asked', async () => {
+    const ranges = await engine.capture({ html: THREE, format: 'pdf', pdf_split: '1-2, 3' });
+    expect(ranges).toMatchObject({ contentType: 'application/zip', extension: 'zip' });
+    const files = unzipSync(ranges.data as Buffer);
+    expect(Object.keys(files)).toEqual(['pages-1-2.pdf', 'pages-3.pdf']);
+    expect(pagesOf(files['pages-1-2.pdf'] as Uint8Array)).toBe(2);
+    expect(pagesOf(files['pages-3.pdf'] as Uint8Array)).toBe(1);
+    expect(textOf(files['pages-3.pdf'] as Uint8Array)).toContain('Page Three');
+    expect(read('pdfinfo', Buffer.from(files['pages-3.pdf'] as Uint8Array), []).out).toMatch(/Title:\s+Three/);
+    const each = unzipSync((await engine.capture({ html: THREE, format: 'pdf', pdf_split: 'pages' })).data as Buffer);
+    expect(Object.keys(each)).toEqual(['pages-1.pdf', 'pages-2.pdf', 'pages-3.pdf']);
+    expect(Object.values(each).map(pagesOf)).toEqual([1, 1, 1]);
+    const unified = await engine.capture({ html: THREE, format: 'pdf', pdf_split: '3,1', pdf_split_unify: true });
+    expect(unified.contentType).toBe('application/pdf');
+    expect(pagesOf(unified.data as Buffer)).toBe(2);
+    expect(textOf(unified.data as Buffer).indexOf('Page Three')).toBeLessThan(textOf(unified.data as Buffer).indexOf('Page One'));
+  });
+
+  it('refuses ranges that are not, pages the PDF has not and what cannot cover the files, naming the parameters', async () => {
+    expect(await errorOf({ pdf_split: '2-1' })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'pdf_split' } });
+    expect(await errorOf({ pdf_split: '1,x' })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'pdf_split' } });
+    expect(await errorOf({ pdf_split: Array.from({ length: 101 }, (_, index) => index + 1).join(',') })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'pdf_split' } });
+    expect(await errorOf({ pdf_split: '2-5' })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'pdf_split' }, message: expect.stringContaining('page 5 asked for, the PDF has 2') });
+    expect(await errorOf({ pdf_split_unify: true })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['pdf_split_unify', 'pdf_split'] } });
+    expect(await errorOf({ pdf_split: 'pages', pdf_sign: true })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['pdf_split', 'pdf_sign'] } });
   });
 });
 

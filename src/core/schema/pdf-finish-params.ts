@@ -11,6 +11,8 @@ export const PDF_PERMISSIONS = ['print', 'print_high', 'modify', 'copy', 'annota
 export type PdfPermission = (typeof PDF_PERMISSIONS)[number];
 /** Files one PDF may embed: each is a pdf-lib pass's worth of work and memory. */
 export const MAX_PDF_ATTACHMENTS = 20;
+/** Files one pdf_split may make: each is a qpdf run and an entry of the answer. */
+export const MAX_PDF_SPLIT_FILES = 100;
 
 /** Page ranges as pdf_page_ranges takes them. */
 const PAGE_RANGES = (PDF_OPTION_PROPERTIES.pdf_page_ranges as { pattern?: string }).pattern;
@@ -89,6 +91,14 @@ export const PDF_FINISH_PROPERTIES = {
     default: false,
     description: 'Flatten the PDF with qpdf: form fields and annotations drawn into the pages\' content and removed, so nothing can be filled in or clicked (links too).',
   }),
+  pdf_split: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 512,
+      description: `Split the PDF: \`pages\` (one PDF per page) or page ranges such as \`1-2,3\` (one PDF per comma-separated range), at most ${MAX_PDF_SPLIT_FILES} files; answered as a ZIP. Not with pdf_sign or a password.`,
+    }),
+  ),
+  pdf_split_unify: Type.Boolean({ default: false, description: 'With pdf_split: one PDF of the selected pages, in order, instead of a ZIP.' }),
 };
 
 type Given = Map<string, unknown>;
@@ -115,6 +125,30 @@ export function attachmentNamesOf(value: string): string[] {
     paths.push(path);
   }
   return paths;
+}
+
+/** A `pdf_split` value: `pages`, or its ranges checked ([first, last] pages, at most MAX_PDF_SPLIT_FILES). */
+export function splitRangesOf(value: string): 'pages' | [number, number][] {
+  if (value.trim() === 'pages') return 'pages';
+  const refused = (why: string) => captureErrors.invalidParameter('pdf_split', `Invalid parameter 'pdf_split': ${why}`, `pages, or comma-separated page ranges such as 1-2,3 (at most ${MAX_PDF_SPLIT_FILES})`);
+  const parts = value.split(',').map((part) => part.trim());
+  if (parts.length > MAX_PDF_SPLIT_FILES) throw refused(`${parts.length} ranges, at most ${MAX_PDF_SPLIT_FILES} allowed`);
+  return parts.map((part) => {
+    const match = /^(\d{1,6})(?:\s*-\s*(\d{1,6}))?$/.exec(part);
+    if (!match) throw refused(`'${part}' is not a page or a range of pages`);
+    const [first, last] = [Number(match[1]), Number(match[2] ?? match[1])];
+    if (first < 1 || last < first) throw refused(`'${part}' is not a range of pages (they count from 1, the first not after the last)`);
+    return [first, last];
+  });
+}
+
+/** pdf_split makes several files, which the signature and the encryption of one file do not cover. */
+function checkSplit(given: Given, incompatible: (message: string, params: string[]) => CaptureError): void {
+  if (given.get('pdf_split_unify') === true && !given.has('pdf_split')) throw incompatible('pdf_split_unify joins the pages pdf_split selects: add pdf_split', ['pdf_split_unify', 'pdf_split']);
+  if (!given.has('pdf_split')) return;
+  splitRangesOf(given.get('pdf_split') as string);
+  const other = ['pdf_password', 'pdf_owner_password'].find((name) => given.has(name)) ?? (given.get('pdf_sign') === true ? 'pdf_sign' : undefined);
+  if (other !== undefined) throw incompatible(`pdf_split cuts the finished PDF into new files, which ${other} does not cover`, ['pdf_split', other]);
 }
 
 /** A mark's options go with its text or its image (one of them), and its image is an upload. */
@@ -180,6 +214,7 @@ export function checkPdfFinishCombinations(given: Given): void {
   for (const mark of ['pdf_watermark', 'pdf_stamp']) checkMark(given, mark, incompatible);
   checkAttachments(given, incompatible);
   checkOptimize(given, incompatible);
+  checkSplit(given, incompatible);
   if (given.get('pdf_sign') === true) {
     const rewrites = locked ?? (given.get('pdf_linearize') === true ? 'pdf_linearize' : undefined);
     if (rewrites !== undefined) throw incompatible(`${rewrites} rewrites the file, which breaks the signature pdf_sign puts on it last`, ['pdf_sign', rewrites]);
