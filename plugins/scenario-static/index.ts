@@ -1,4 +1,4 @@
-import type { Frame } from 'playwright-core';
+import type { Frame, Page } from 'playwright-core';
 import type { CaptureContext, CapturePlugin, ImageArtifact } from '../../src/core/plugin-api.js';
 import type { CaptureParams } from '../../src/core/schema/capture-params.js';
 import { abortable, bestEffort } from '../../src/core/deadline.js';
@@ -59,26 +59,52 @@ export function staticScenario(options: StaticScenarioOptions = {}): CapturePlug
         // What the page says is read from it, not shot (extract-content).
         when: (params) => params.scenario === 'static' && !isContentFormat(params.format),
         run: async (ctx) => {
-          const settleMs = ctx.budget(RENDER_SETTLE_MS);
-          let painted = false;
           // A page without scripts runs no animation frame; the shot draws its own frame anyway.
           const frame = ctx.params.format !== 'pdf' && ctx.params.javascript;
           const hideCaret = ctx.params.caret === 'hide' && ctx.params.format !== 'pdf';
-          await bestEffort(async () => void (painted = await settleRendering(ctx.cdp, settleMs, { frame, hideCaret })), settleMs + 250, ctx.signal);
-          // A printed document is the finished file: no encoder follows.
-          if (ctx.params.format === 'pdf') ctx.output = await acrossNavigations(ctx, () => printPdf(ctx));
-          else {
-            ctx.captured = await acrossNavigations(ctx, () => {
-              // What was painted is known of the first document only: a shot taken again after a navigation is checked.
-              const known = painted;
-              painted = false;
-              return screenshot(ctx, (width) => maxHeightFor(ctx.params, width), known);
-            });
+          let painted = false;
+          // The document shot is the one settled: a page that navigated since (a reload, a redirect) is
+          // settled again once its new document has loaded, or its caret, hidden in the old one, is shot.
+          const navigations = countNavigations(ctx.page);
+          let settledAfter: number | undefined;
+          const settle = async (): Promise<void> => {
+            if (settledAfter === navigations.count()) return;
+            if (settledAfter !== undefined) await abortable(ctx.page.waitForLoadState('load', { timeout: 0 }), ctx.signal);
+            settledAfter = navigations.count();
+            const settleMs = ctx.budget(RENDER_SETTLE_MS);
+            await bestEffort(async () => void (painted = await settleRendering(ctx.cdp, settleMs, { frame, hideCaret })), settleMs + 250, ctx.signal);
+          };
+          try {
+            await settle();
+            // A printed document is the finished file: no encoder follows.
+            if (ctx.params.format === 'pdf') ctx.output = await acrossNavigations(ctx, async () => {
+                await settle();
+                return printPdf(ctx);
+              });
+            else {
+              ctx.captured = await acrossNavigations(ctx, async () => {
+                await settle();
+                // What was painted is known of the document just settled only: a shot taken again without settling is checked.
+                const known = painted;
+                painted = false;
+                return screenshot(ctx, (width) => maxHeightFor(ctx.params, width), known);
+              });
+            }
+          } finally {
+            navigations.stop();
           }
         },
       },
     ],
   };
+}
+
+/** Counts the main frame's navigations from now until `stop()`. */
+function countNavigations(page: Page): { count: () => number; stop: () => void } {
+  let count = 0;
+  const onNavigated = (frame: Frame): void => void (frame === page.mainFrame() && count++);
+  page.on('framenavigated', onNavigated);
+  return { count: () => count, stop: () => void page.off('framenavigated', onNavigated) };
 }
 
 /** Times a page that reloads or refreshes itself is shot again once its new document has loaded. */
