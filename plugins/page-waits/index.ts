@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from 'playwright-core';
 import type { CaptureContext, CapturePlugin } from '../../src/core/plugin-api.js';
 import { captureErrors } from '../../src/core/errors/factories.js';
@@ -43,14 +44,14 @@ export function pageWaits(): CapturePlugin {
         phase: 'settle',
         leavesContextState: false,
         when: (params) => params.wait_for_event !== undefined,
-        run: (ctx) => pageWait(ctx, 'wait_for_event', (timeoutMs) => until(ctx, 'wait_for_event', `(() => window[Symbol.for(${JSON.stringify(FIRED)})] === true)`, timeoutMs)),
+        run: (ctx) => pageWait(ctx, 'wait_for_event', (timeoutMs, signal) => until(ctx, 'wait_for_event', `(() => window[Symbol.for(${JSON.stringify(FIRED)})] === true)`, timeoutMs, signal)),
       },
       {
         name: 'wait-for-function',
         phase: 'settle',
         leavesContextState: false,
         when: (params) => params.wait_for_function !== undefined,
-        run: (ctx) => pageWait(ctx, 'wait_for_function', (timeoutMs) => until(ctx, 'wait_for_function', `(() => (\n${ctx.params.wait_for_function as string}\n))`, timeoutMs)),
+        run: (ctx) => pageWait(ctx, 'wait_for_function', (timeoutMs, signal) => until(ctx, 'wait_for_function', `(() => (\n${ctx.params.wait_for_function as string}\n))`, timeoutMs, signal)),
       },
       {
         name: 'wait-for-hidden',
@@ -60,7 +61,7 @@ export function pageWaits(): CapturePlugin {
         run: (ctx) => {
           const selector = JSON.stringify(ctx.params.wait_for_hidden);
           const noneVisible = `(() => ![...document.querySelectorAll(${selector})].some((element) => element.checkVisibility({ visibilityProperty: true })))`;
-          return pageWait(ctx, 'wait_for_hidden', (timeoutMs) => until(ctx, 'wait_for_hidden', noneVisible, timeoutMs));
+          return pageWait(ctx, 'wait_for_hidden', (timeoutMs, signal) => until(ctx, 'wait_for_hidden', noneVisible, timeoutMs, signal));
         },
       },
     ],
@@ -74,13 +75,15 @@ export function pageWaits(): CapturePlugin {
  * `waitForExpression`). A condition that throws or rejects does not hold yet (what it reads may
  * not exist yet); one that cannot even be compiled (a syntax error, a bad selector) is the caller's
  * 400. Starts again in the new document when the page navigates meanwhile. Throws Playwright's
- * TimeoutError when `timeoutMs` passes first.
+ * TimeoutError when `timeoutMs` passes first. A page without scripts (`javascript=false`) runs no
+ * timer, the poll's included: there each check is one evaluation, and the wait between them is Node's.
  */
-async function until(ctx: CaptureContext, param: 'wait_for_function' | 'wait_for_hidden' | 'wait_for_event', condition: string, timeoutMs: number): Promise<void> {
+async function until(ctx: CaptureContext, param: 'wait_for_function' | 'wait_for_hidden' | 'wait_for_event', condition: string, timeoutMs: number, signal: AbortSignal): Promise<void> {
   const endsAt = Date.now() + timeoutMs;
+  const inPageMs = ctx.params.javascript ? timeoutMs : 0;
   const poll = `(async () => {
     const condition = ${condition};
-    const endsAt = Date.now() + ${timeoutMs};
+    const endsAt = Date.now() + ${inPageMs};
     for (;;) {
       try {
         let value = condition();
@@ -98,7 +101,8 @@ async function until(ctx: CaptureContext, param: 'wait_for_function' | 'wait_for
     const outcome = await evaluateOnce(ctx.page, poll);
     if (outcome === true) return;
     if (typeof outcome === 'string') throw captureErrors.invalidParameter(param, `Invalid parameter '${param}': ${outcome.replace(/^invalid: /, '')}`, allowedFor(param));
-    if (outcome === false || Date.now() >= endsAt) throw Object.assign(new Error(`${param} not met within ${timeoutMs} ms`), { name: 'TimeoutError' });
+    if ((outcome === false && ctx.params.javascript) || Date.now() >= endsAt) throw Object.assign(new Error(`${param} not met within ${timeoutMs} ms`), { name: 'TimeoutError' });
+    if (outcome === false) await sleep(POLL_MS, undefined, { signal });
   }
 }
 

@@ -42,6 +42,15 @@ beforeAll(async () => {
       ),
     '/long-poll': (_req, res) => html(res, `<body style="margin:0;height:100vh;background:${GREEN}"><script>fetch('/hang');</script></body>`),
     '/hang': () => undefined,
+    // What changes on a page without scripts: a CSS animation hides the spinner and turns the page green 400 ms in.
+    '/css-spinner': (_req, res) =>
+      html(
+        res,
+        `<style>@keyframes done { to { background: ${GREEN} } } @keyframes gone { to { visibility: hidden } }</style><body style="margin:0;height:100vh;background:${RED};animation:done 0s 400ms forwards"><div class="spinner" style="width:10px;height:10px;background:#000;animation:gone 0s 400ms forwards"></div></body>`,
+      ),
+    // A click that needs no script: the label checks its box, and the checked box turns the page green.
+    '/checkbox': (_req, res) =>
+      html(res, `<style>body:has(:checked) { background: ${GREEN} !important }</style><body style="margin:0;height:100vh;background:${RED}"><label id="go" style="display:block;width:100px;height:40px"><input type="checkbox"> go</label></body>`),
     '/content': (_req, res) => html(res, `<body style="margin:0;height:100vh;background:${GREEN}"><p class="notice">Access denied</p></body>`),
   });
   engine = await createTestEngine({ timeoutMs: 6000 });
@@ -96,6 +105,16 @@ describe('explicit waits', () => {
     expect(near(await colourOf('/early-event', { wait_for_event: 'rendered', timeout: 3000 }), GREEN)).toBe(true);
     expect(Date.now() - started).toBeLessThan(2500);
     expect((await refusal('/late-event', { wait_for_event: 'never-fired', timeout: 1500 })).code).toBe('CAPTURE_TIMEOUT');
+  });
+
+  it('with javascript=false the waits are checked from Node (the page runs no timer), click needs no script, and wait_for_event is refused', async () => {
+    // Both used to run to the timeout: their in-page poll waited on a timer of the page's.
+    expect(near(await colourOf('/css-spinner', { javascript: false, wait_for_hidden: '.spinner', timeout: 3000 }), GREEN)).toBe(true);
+    expect(near(await colourOf('/css-spinner', { javascript: false, wait_for_function: `getComputedStyle(document.body).backgroundColor === 'rgb(0, 255, 0)'`, timeout: 3000 }), GREEN)).toBe(true);
+    expect(near(await colourOf('/checkbox', { javascript: false, click: '#go' }), GREEN)).toBe(true);
+    // Its listener is a script in the page, which never runs.
+    const listening = await refusal('/late-event', { javascript: false, wait_for_event: 'rendered' });
+    expect([listening.code, listening.details]).toEqual(['INCOMPATIBLE_PARAMETERS', { params: ['wait_for_event', 'javascript'] }]);
   });
 
   it('refuses a timeout above the capture\'s budget', async () => {

@@ -39,7 +39,7 @@ export const BLOCKING_PROPERTIES = {
       description: 'Comma-separated URL patterns refused before they leave; `*` matches any characters and a pattern matches the whole URL, e.g. `*.doubleclick.net/*`, `https://example.com/api/*`.',
     }),
   ),
-  javascript: Type.Boolean({ default: true, description: "false: the page's own JavaScript does not run (the capture's `scripts` and waits still do)." }),
+  javascript: Type.Boolean({ default: true, description: "false: the page's own JavaScript does not run (the capture's `scripts` and waits still do, but `wait_for_event`, which listens with a script in the page, is refused)." }),
 };
 
 const listOf = (text: string | undefined): string[] => (text ?? '').split(',').map((item) => item.trim()).filter((item) => item.length > 0);

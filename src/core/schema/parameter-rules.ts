@@ -109,6 +109,8 @@ export function checkCombinations(given: Given, missing: (name: keyof CapturePar
   if (given.has('video_clock') && !video) throw incompatible(`video_clock applies to videos (mp4, webm, gif), not to format '${format}'`, ['video_clock', 'format']);
   if (given.has('fps') && format !== 'mp4' && format !== 'webm') throw incompatible(`fps applies to mp4 and webm${format === 'gif' ? '; a gif has gif_fps' : `, not to format '${format}'`}`, ['fps', 'format']);
   // A png has no quality either, but the original interface takes it there and ignores it.
+  // The listener is a script in the page; with its scripts off no listener runs, so the event would be waited for to the timeout.
+  if (given.has('wait_for_event') && given.get('javascript') === false) throw incompatible('wait_for_event listens for the event with a script in the page, and javascript=false runs none: give one', ['wait_for_event', 'javascript']);
   if (chosen(given, 'caret') && !isImageFormat(format)) throw incompatible(`caret applies to ${quoted(IMAGE_FORMATS)} only, not to format '${format}'`, ['caret', 'format']);
   if (chosen(given, 'quality') && !isImageFormat(format) && !video) throw incompatible(`quality applies to images and videos, not to format '${format}'`, ['quality', 'format']);
   if (chosen(given, 'scroll_into_view_offset') && !given.has('scroll_into_view')) throw incompatible('scroll_into_view_offset needs scroll_into_view', ['scroll_into_view_offset', 'scroll_into_view']);
