@@ -181,7 +181,7 @@ describe.skipIf(!isBuilt())('hostile pages against the built service', () => {
     '%s: an allowed status in time, then a plain capture',
     async (_name, page) => {
       const budget = budgetOf(page);
-      const timeout = page.params?.duration ? {} : { timeout: String(STILL_TIMEOUT_MS) };
+      const timeout: Record<string, string> = page.params?.duration ? {} : { timeout: String(STILL_TIMEOUT_MS) };
       const query = new URLSearchParams({ url: server.url(page.name), viewport_width: '800', viewport_height: '600', ...timeout, ...page.params });
       const waitMs = budget + SLACK_MS + 10_000;
       const outcome: Outcome = { name: page.name, status: 'no answer', ms: waitMs };
