@@ -59,9 +59,17 @@ beforeAll(async () => {
       </script></body>`)),
     // The main thread hangs on the tenth animation frame after loading (timers run on the wall clock,
     // far slower than the video's frames).
-    // Boxes a journey turns white: #clicked by a click, #fetched once a fetch it starts has answered.
+    // Boxes a journey turns white: #clicked by a click, #fetched once a fetch it starts has answered,
+    // #typed once 'ab' is typed into #field.
     '/journey': (_req, res) =>
-      html(res, clockPage(undefined, { clock: 'date' }).replace('</body>', `${box('fetched', 0)}${box('clicked', 80)}<script>clicked.onclick = () => (clicked.style.background = '#fff')</script></body>`)),
+      html(
+        res,
+        clockPage(undefined, { clock: 'date' }).replace(
+          '</body>',
+          `${box('fetched', 0)}${box('clicked', 80)}${box('typed', 160)}<input id="field" style="position:fixed;top:140px;left:0">
+          <script>clicked.onclick = () => (clicked.style.background = '#fff'); field.oninput = () => field.value === 'ab' && (typed.style.background = '#fff')</script></body>`,
+        ),
+      ),
     // Data that takes 800 ms of the wall clock to arrive.
     '/slow-data': (_req, res) => void setTimeout(() => res.end('{"ready":true}'), 800),
     '/hang': (_req, res) =>
@@ -212,12 +220,15 @@ describe('begin-frame video', () => {
   });
 
   it('plays a journey between frames on the video\'s time, and holds the clock while the page\'s fetch is pending', async () => {
-    // At 200 ms a fetch the network answers 800 ms later; at 500 ms a click.
-    const actions = [{ wait: 200 }, { evaluate: "void fetch('/slow-data').then((r) => r.json()).then(() => (fetched.style.background = '#fff'))" }, { wait: 300 }, { click: '#clicked' }];
+    // At 200 ms a fetch the network answers 800 ms later; at 500 ms a click, then 'ab' typed, a key each 40 ms.
+    const type = { action: 'type', selector: '#field', text: 'ab' };
+    const actions = [{ wait: 200 }, { evaluate: "void fetch('/slow-data').then((r) => r.json()).then(() => (fetched.style.background = '#fff'))" }, { wait: 300 }, { click: '#clicked' }, type];
     await engineVideo({ url: '/journey', scenario: 'record', actions }, async (file) => {
       for (const offset of await offsets(file, 640, 360)) expect(Math.abs(offset)).toBeLessThanOrEqual(1);
       // The click lands before the frame of 500 ms (frame 15) is drawn.
       expect(await boxWhite(file, 640, 360, 80)).toEqual(Array.from({ length: 30 }, (_, i) => i >= 15));
+      // 'b' is typed at 540 ms: the frame of 566.7 ms (17) is the first to show it.
+      expect(await boxWhite(file, 640, 360, 160)).toEqual(Array.from({ length: 30 }, (_, i) => i >= 17));
       // The page's clock stood still until the data came: it shows from the frame after the fetch (200 ms),
       // not 800 ms of the wall clock later (on the video's clock, several seconds at this speed).
       expect(await boxWhite(file, 640, 360, 0)).toEqual(Array.from({ length: 30 }, (_, i) => i >= 7));
