@@ -1,7 +1,12 @@
 import type { CaptureContext, EncodedOutput } from '../../src/core/plugin-api.js';
-import { PDF_PAPER_INCHES } from '../../src/core/schema/capture-params.js';
-import { readCdpStream } from './read-cdp-stream.js';
+import { PDF_PAPER_INCHES, type CaptureParams } from '../../src/core/schema/capture-params.js';
+import { randomUUID } from 'node:crypto';
+import { readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { writeCdpStream } from './cdp-stream-to-file.js';
 import { pdfLimitWatcher } from './pdf-limits.js';
+import { PDF_FINISH_PROPERTIES } from '../../src/core/schema/pdf-finish-params.js';
 import { headerFooter } from './pdf-templates.js';
 import { inches } from '../../src/core/schema/pdf-params.js';
 import { singlePagePaper } from './single-page.js';
@@ -10,8 +15,18 @@ import { captureErrors } from '../../src/core/errors/factories.js';
 import { CaptureError } from '../../src/core/errors/catalogue.js';
 
 /**
- * The page printed by Chromium (print media, as a browser's "Save as PDF" does), read back as a
- * stream.
+ * Above this a PDF that no later stage rewrites stays in its temporary file, which is stored or
+ * sent from there: a 1,000-page document of hundreds of MB is never held in memory.
+ */
+const KEPT_IN_MEMORY_BYTES = 64 * 1024 ** 2;
+
+/** The finishing parameters and their defaults: one given otherwise means a stage that rewrites the PDF's bytes. */
+const FINISHING = Object.entries(PDF_FINISH_PROPERTIES).map(([name, schema]) => [name, (schema as { default?: unknown }).default] as const);
+const finishingAsked = (params: CaptureParams): boolean => FINISHING.some(([name, fallback]) => params[name as keyof CaptureParams] !== undefined && params[name as keyof CaptureParams] !== fallback);
+
+/**
+ * The page printed by Chromium (print media, as a browser's "Save as PDF" does), streamed to a
+ * temporary file as it comes.
  */
 export async function printPdf(ctx: CaptureContext): Promise<EncodedOutput> {
   const { params, cdp } = ctx;
@@ -44,7 +59,13 @@ export async function printPdf(ctx: CaptureContext): Promise<EncodedOutput> {
       throw printRefusal(error) ?? error;
     });
   if (stream === undefined) throw new Error('Chromium returned no PDF stream');
-  const printed = await readCdpStream(cdp, stream, ctx.signal, Infinity, pdfLimitWatcher(params));
+  const file = path.join(tmpdir(), `capture-${ctx.id}-${randomUUID()}.pdf`);
+  // Unless it became the output (whose owner removes it): a print a navigation cut short finishes unseen.
+  ctx.defer(() => (ctx.output?.path === file ? undefined : rm(file, { force: true })));
+  const size = await writeCdpStream(cdp, stream, file, ctx.signal, pdfLimitWatcher(params));
+  const rewritten = wantsMetadata(params) || finishingAsked(params);
+  if (size > KEPT_IN_MEMORY_BYTES && !rewritten) return { format: 'pdf', size, path: file };
+  const printed = await readFile(file).finally(() => rm(file, { force: true }));
   if (printed.length === 0) throw new Error('Chromium returned an empty PDF');
   const data = wantsMetadata(params) ? await withMetadata(printed, params) : printed;
   return { format: 'pdf', size: data.length, data };

@@ -3,10 +3,9 @@ import { throwIfAborted } from '../../src/core/deadline.js';
 
 /**
  * Reads a protocol stream (a printed PDF, a fetched resource) in chunks: one message holding a
- * large body in base64 would need several times its size in memory at once. `onChunk` sees each
- * chunk as it comes and may throw to stop reading (a limit passed); the handle is closed either way.
+ * large body in base64 would need several times its size in memory at once.
  */
-export async function readCdpStream(cdp: CDPSession, handle: string, signal: AbortSignal, maxBytes = Infinity, onChunk?: (chunk: Buffer) => void): Promise<Buffer> {
+export async function readCdpStream(cdp: CDPSession, handle: string, signal: AbortSignal, maxBytes = Infinity): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {
@@ -16,7 +15,6 @@ export async function readCdpStream(cdp: CDPSession, handle: string, signal: Abo
       const bytes = Buffer.from(chunk.data, chunk.base64Encoded ? 'base64' : 'binary');
       size += bytes.length;
       if (size > maxBytes) throw new Error(`larger than ${maxBytes} bytes`);
-      onChunk?.(bytes);
       chunks.push(bytes);
       if (chunk.eof) return Buffer.concat(chunks);
     }
