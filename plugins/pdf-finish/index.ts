@@ -12,6 +12,7 @@ import { embedAttachments } from './attachments.js';
 import { optimizeWithGhostscript } from './optimize.js';
 import { signingKeyOf, signPdf, type SigningKey } from './sign.js';
 import { splitPdf, zipOf } from './split.js';
+import { SPLIT_FILE_PREFIX } from '../../src/core/schema/pdf-finish-params.js';
 
 export type { PdfToolPaths } from './find-tools.js';
 
@@ -111,7 +112,7 @@ export function pdfFinish(options: PdfFinishOptions = {}): CapturePlugin {
       else {
         const zip = zipOf(parts);
         // Stored one by one too, so that response_type=json answers where each file is.
-        if (params.response_type === 'json') for (const part of parts) ctx.sidecars.push({ name: `pages-${part.pages}`, extension: 'pdf', contentType: 'application/pdf', data: part.data });
+        if (params.response_type === 'json') for (const part of parts) ctx.sidecars.push({ name: `${SPLIT_FILE_PREFIX}${part.pages}`, extension: 'pdf', contentType: 'application/pdf', data: part.data });
         ctx.output = { format: 'pdf', archive: 'zip', size: zip.length, data: zip };
         return;
       }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { zipSync } from 'fflate';
 import { captureErrors } from '../../src/core/errors/factories.js';
-import { MAX_PDF_SPLIT_FILES, splitRangesOf } from '../../src/core/schema/pdf-finish-params.js';
+import { MAX_PDF_SPLIT_FILES, SPLIT_FILE_PREFIX, splitRangesOf } from '../../src/core/schema/pdf-finish-params.js';
 import { runTool } from './run-tool.js';
 import type { QpdfJob } from './qpdf-pass.js';
 
@@ -46,5 +46,5 @@ export async function splitPdf(input: Buffer, value: string, unify: boolean, job
 
 /** The parts in a ZIP, each named by its pages (`pages-1-2.pdf`); stored, since PDF streams are compressed already. */
 export function zipOf(parts: SplitPart[]): Buffer {
-  return Buffer.from(zipSync(Object.fromEntries(parts.map((part) => [`pages-${part.pages}.pdf`, [new Uint8Array(part.data.buffer, part.data.byteOffset, part.data.length), { level: 0 }]]))));
+  return Buffer.from(zipSync(Object.fromEntries(parts.map((part) => [`${SPLIT_FILE_PREFIX}${part.pages}.pdf`, [new Uint8Array(part.data.buffer, part.data.byteOffset, part.data.length), { level: 0 }]]))));
 }

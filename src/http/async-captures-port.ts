@@ -2,6 +2,7 @@ import type { CaptureParams } from '../core/schema/capture-params.js';
 import type { TierName } from '../access/tiers.js';
 import type { CaptureDiagnostics } from '../core/diagnostics.js';
 import type { UploadOutcome } from '../core/ports.js';
+import { SPLIT_FILE_PREFIX } from '../core/schema/pdf-finish-params.js';
 
 /** Where an asynchronous capture is; `queued` includes waiting for a retry. */
 export type CaptureJobState = 'queued' | 'processing' | 'completed' | 'failed';
@@ -113,12 +114,18 @@ export interface CaptureReport {
   upload?: UploadOutcome;
 }
 
-/** The report's JSON fields: `incomplete`, `diagnostics`, `<name>_url` per file beside it, `uploaded` with the upload's status. */
+/**
+ * The report's JSON fields: `incomplete`, `diagnostics`, `<name>_url` per file beside it, or for the
+ * PDFs of a pdf_split `files` (`{ url, pages }` each, in order), `uploaded` with the upload's status.
+ */
 export function reportFields({ incomplete, diagnostics, sidecarUrls = {}, upload }: CaptureReport): Record<string, unknown> {
+  const beside = Object.entries(sidecarUrls);
+  const split = beside.filter(([name]) => name.startsWith(SPLIT_FILE_PREFIX));
   return {
     ...(incomplete === undefined ? {} : { incomplete }),
     ...(diagnostics === undefined ? {} : { diagnostics }),
-    ...Object.fromEntries(Object.entries(sidecarUrls).map(([name, url]) => [`${name}_url`, url])),
+    ...Object.fromEntries(beside.filter(([name]) => !name.startsWith(SPLIT_FILE_PREFIX)).map(([name, url]) => [`${name}_url`, url])),
+    ...(split.length === 0 ? {} : { files: split.map(([name, url]) => ({ url, pages: name.slice(SPLIT_FILE_PREFIX.length) })) }),
     ...(upload === undefined ? {} : { uploaded: true, upload_status: upload.status, upload_attempts: upload.attempts }),
   };
 }

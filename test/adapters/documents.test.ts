@@ -3,6 +3,7 @@ import { request } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
+import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PDFDict, PDFDocument, PDFName, PDFString, PDFHexString } from '@cantoo/pdf-lib';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
@@ -495,6 +496,22 @@ describe.skipIf(!isBuilt())('PDF finishing over HTTP (npm start)', () => {
     expect(text(2)).toMatch(/PAID[\s\S]*DRAFT|DRAFT[\s\S]*PAID/);
     expect(lockedInfo(pdf, 'open sesame')).toMatch(/Optimized:\s+yes/);
     expect(qpdfChecks(pdf, '--password=open sesame')).toBe(true);
+  });
+
+  it('splits into the asked ranges: a ZIP, or with response_type=json the stored files and their pages', async () => {
+    const zipped = await postJson({ html: sections(3), format: 'pdf', pdf_split: '1-2,3' });
+    expect(zipped.headers.get('content-type')).toBe('application/zip');
+    const entries = unzipSync(await bytesOf(zipped));
+    expect(Object.keys(entries)).toEqual(['pages-1-2.pdf', 'pages-3.pdf']);
+    expect(Object.values(entries).map((pdf) => pages(Buffer.from(pdf)))).toEqual([2, 1]);
+    const answer = (await (await postJson({ html: sections(3), format: 'pdf', pdf_split: '3,1-2', response_type: 'json' })).json()) as { url: string; files: { url: string; pages: string }[] };
+    expect(answer.files.map((file) => file.pages)).toEqual(['3', '1-2']);
+    const stored = await Promise.all(answer.files.map(async (file) => bytesOf(await fetch(new URL(file.url, service.origin), { headers: { 'X-API-Key': KEY } }))));
+    expect(stored.map(pages)).toEqual([1, 2]);
+    expect(pageText(stored[0] as Buffer, 1)).toContain('Section 3');
+    expect(Object.keys(unzipSync(await bytesOf(await fetch(new URL(answer.url, service.origin), { headers: { 'X-API-Key': KEY } }))))).toEqual(['pages-3.pdf', 'pages-1-2.pdf']);
+    const beyond = await postJson({ html: sections(3), format: 'pdf', pdf_split: '2-4' });
+    expect([beyond.status, await beyond.json()]).toMatchObject([400, { code: 'INVALID_PARAMETER', param: 'pdf_split' }]);
   });
 
   it('refuses finishing parameters that cannot be done with 400 naming them, and attachments beyond the bound', async () => {

@@ -13,6 +13,8 @@ export type PdfPermission = (typeof PDF_PERMISSIONS)[number];
 export const MAX_PDF_ATTACHMENTS = 20;
 /** Files one pdf_split may make: each is a qpdf run and an entry of the answer. */
 export const MAX_PDF_SPLIT_FILES = 100;
+/** The names of a split's files stored beside its ZIP: `pages-1-2` holds pages 1 to 2. */
+export const SPLIT_FILE_PREFIX = 'pages-';
 
 /** Page ranges as pdf_page_ranges takes them. */
 const PAGE_RANGES = (PDF_OPTION_PROPERTIES.pdf_page_ranges as { pattern?: string }).pattern;
