@@ -223,7 +223,7 @@ describe('begin-frame video', () => {
     // At 200 ms a fetch the network answers 800 ms later; at 500 ms a click, then 'ab' typed, a key each 40 ms.
     const type = { action: 'type', selector: '#field', text: 'ab' };
     const actions = [{ wait: 200 }, { evaluate: "void fetch('/slow-data').then((r) => r.json()).then(() => (fetched.style.background = '#fff'))" }, { wait: 300 }, { click: '#clicked' }, type];
-    await engineVideo({ url: '/journey', scenario: 'record', actions }, async (file) => {
+    await engineVideo({ url: '/journey', scenario: 'record', video_clock: 'frames', actions }, async (file) => {
       for (const offset of await offsets(file, 640, 360)) expect(Math.abs(offset)).toBeLessThanOrEqual(1);
       // The click lands before the frame of 500 ms (frame 15) is drawn.
       expect(await boxWhite(file, 640, 360, 80)).toEqual(Array.from({ length: 30 }, (_, i) => i >= 15));

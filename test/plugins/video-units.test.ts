@@ -299,6 +299,15 @@ describe('video clock', () => {
     expect(drawnFrameByFrame(video({}), ['live', 'frames'])).toBe(false);
   });
 
+  it('records a journey that acts on an element live unless frames are asked, and one that only waits or scrolls frame by frame', () => {
+    const journey = (steps: unknown[], clock?: string) => video({ scenario: 'record', actions: JSON.stringify(steps), ...(clock ? { video_clock: clock } : {}) });
+    for (const step of [{ click: '#a' }, { hover: '#a' }, { action: 'type', selector: '#a', text: 'x' }, { press: 'Enter' }, { action: 'select', selector: '#s', option: 'b' }]) {
+      expect(drawnFrameByFrame(journey([{ wait: 100 }, step]), ['frames', 'live'])).toBe(false);
+      expect(drawnFrameByFrame(journey([step], 'frames'), ['frames', 'live'])).toBe(true);
+    }
+    expect(drawnFrameByFrame(journey([{ wait: 100 }, { wait_for: '#a' }, { scroll_to: 600 }]), ['frames', 'live'])).toBe(true);
+  });
+
   it('refuses frames by name on an engine that draws live only (a remote browser)', () => {
     expect(drawnFrameByFrame(video({}), ['live'])).toBe(false);
     expect(() => drawnFrameByFrame(video({ video_clock: 'frames' }), ['live'])).toThrow(expect.objectContaining({ code: 'INVALID_PARAMETER', details: expect.objectContaining({ param: 'video_clock' }) }));
