@@ -43,6 +43,9 @@ describe('toCaptureError sorts browser failures', () => {
     ['net::ERR_ABORTED', 'CAPTURE_FAILED', 'aborted'],
     ['net::ERR_SOMETHING_NEW_IN_CHROMIUM', 'CAPTURE_FAILED', 'network'],
     ['Target page, context or browser has been closed', 'CAPTURE_FAILED', 'browser_crashed'],
+    // A page refreshing itself for ever (the hostile corpus's nav-meta-refresh-loop) met by the capture's own protocol session.
+    ['cdpSession.send: Protocol error (Runtime.evaluate): Inspected target navigated or closed', 'CAPTURE_FAILED', 'page_navigated'],
+    ['page.evaluate: Execution context was destroyed, most likely because of a navigation', 'CAPTURE_FAILED', 'page_navigated'],
   ])('%s → %s (%s)', (message, code, reason) => {
     const error = toCaptureError(new Error(message));
     expect(error.code).toBe(code);

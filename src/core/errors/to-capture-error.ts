@@ -18,7 +18,7 @@ const DOWNLOAD = /Download is starting/i;
  * A protocol call that met the page between two documents: it reloaded, refreshed or navigated
  * itself while being captured.
  */
-const NAVIGATED = /Not attached to an active page|Execution context was destroyed|Cannot find context with specified id|frame was detached|because of a navigation/i;
+const NAVIGATED = /Not attached to an active page|Execution context was destroyed|Cannot find context with specified id|frame was detached|because of a navigation|Inspected target navigated or closed/i;
 
 /** Whether `error` only says the page navigated meanwhile: the same step may succeed on its new document. */
 export function isNavigationRace(error: unknown): boolean {
