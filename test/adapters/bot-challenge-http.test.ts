@@ -1,9 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
-import { isBuilt, killLeftoverBuiltProcesses, startBuiltService, type BuiltService } from '../helpers/built-service.js';
-import { keysCli, type Account } from '../helpers/key-cli.js';
+import { isBuilt, killLeftoverBuiltProcesses, type BuiltService } from '../helpers/built-service.js';
+import type { Account } from '../helpers/key-cli.js';
+import { startKeyedService, type KeyedService } from '../helpers/keyed-service.js';
 import { decode, near } from '../helpers/pixels.js';
 import { CLEARING_CHALLENGE, VENDOR_PAGES } from '../plugins/bot-challenge-fixtures.js';
 
@@ -12,22 +11,20 @@ afterAll(killLeftoverBuiltProcesses);
 
 /** Bot walls over HTTP on the built service (npm start): refused, free, never cached; or taken and marked. */
 let fixtures: FixtureServer;
-let dir: string;
+let keyed: KeyedService;
 let service: BuiltService;
 let account: Account;
 
 beforeAll(async () => {
   if (!isBuilt()) return;
   fixtures = await startFixtureServer({ ...Object.fromEntries(Object.entries(VENDOR_PAGES).map(([route, { handler }]) => [route, handler])), ...CLEARING_CHALLENGE });
-  dir = mkdtempSync(path.join(inject('testTempRoot'), 'bot-challenge-http-'));
-  const keys = keysCli(path.join(dir, 'keys.json'));
-  account = await keys.createKey('PRO');
-  service = await startBuiltService('node', { CAPTURE_KEYS_FILE: path.join(dir, 'keys.json'), CAPTURE_ALLOW_PRIVATE_NETWORKS: 'true', CAPTURE_LOG_LEVEL: 'warn' }, ['--storage-dir', path.join(dir, 'files')]);
+  keyed = await startKeyedService('bot-challenge-http');
+  service = keyed.service;
+  account = keyed.accounts[0]!;
 });
 afterAll(async () => {
-  await service?.stop();
+  await keyed?.close();
   await fixtures?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 const capture = (params: Record<string, string>): Promise<Response> =>

@@ -1,11 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderLink } from '../../src/index.js';
 import { createCaptureClient } from '../../src/client/index.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
-import { isBuilt, killLeftoverBuiltProcesses, startBuiltService, type BuiltService } from '../helpers/built-service.js';
-import { keysCli, type Account } from '../helpers/key-cli.js';
+import { isBuilt, killLeftoverBuiltProcesses, type BuiltService } from '../helpers/built-service.js';
+import type { Account } from '../helpers/key-cli.js';
+import { startKeyedService, type KeyedService } from '../helpers/keyed-service.js';
 import { decode, MAGIC } from '../helpers/pixels.js';
 import { articleMarkdown, constructsMarkdown, CONTENT_ROUTES, expectedLinks, FORM_ARIA } from '../plugins/page-content-fixtures.js';
 
@@ -14,7 +13,7 @@ afterAll(killLeftoverBuiltProcesses);
 
 /** What a settled page says, over HTTP on the built service (npm start): formats, outputs= sidecars, a cached render link. */
 let fixtures: FixtureServer;
-let dir: string;
+let keyed: KeyedService;
 let service: BuiltService;
 let account: Account;
 /** Another tenant, for what one key's cached files are to another. */
@@ -23,15 +22,13 @@ let other: Account;
 beforeAll(async () => {
   if (!isBuilt()) return;
   fixtures = await startFixtureServer(CONTENT_ROUTES);
-  dir = mkdtempSync(path.join(inject('testTempRoot'), 'page-content-http-'));
-  const keys = keysCli(path.join(dir, 'keys.json'));
-  [account, other] = await Promise.all([keys.createKey('PRO'), keys.createKey('PRO')]);
-  service = await startBuiltService('node', { CAPTURE_KEYS_FILE: path.join(dir, 'keys.json'), CAPTURE_ALLOW_PRIVATE_NETWORKS: 'true', CAPTURE_LOG_LEVEL: 'warn' }, ['--storage-dir', path.join(dir, 'files')]);
+  keyed = await startKeyedService('page-content-http', { tiers: ['PRO', 'PRO'] });
+  service = keyed.service;
+  [account, other] = keyed.accounts as [Account, Account];
 });
 afterAll(async () => {
-  await service?.stop();
+  await keyed?.close();
   await fixtures?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 const capture = (params: Record<string, string>): Promise<Response> => fetch(`${service.origin}/api/v1/capture?${new URLSearchParams(params)}`, { headers: { 'X-API-Key': account.key } });

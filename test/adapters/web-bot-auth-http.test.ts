@@ -1,14 +1,15 @@
 import { createPublicKey, generateKeyPairSync, verify as verifyEd25519 } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jwkToKeyID, verify, type VerificationParams } from 'web-bot-auth';
 import { helpers, verifierFromJWK } from 'web-bot-auth/crypto';
 import { html, startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
-import { isBuilt, killLeftoverBuiltProcesses, startBuiltService, type BuiltService } from '../helpers/built-service.js';
+import { isBuilt, killLeftoverBuiltProcesses, type BuiltService } from '../helpers/built-service.js';
 import { closedPort } from '../helpers/ports.js';
-import { keysCli, type Account } from '../helpers/key-cli.js';
+import type { Account } from '../helpers/key-cli.js';
+import { startKeyedService, type KeyedService } from '../helpers/keyed-service.js';
 import { decode, near } from '../helpers/pixels.js';
 
 // A test that fails before stopping its service leaves it running: kill what is left.
@@ -58,7 +59,7 @@ const guarded =
     });
 
 let fixtures: FixtureServer;
-let dir: string;
+let keyed: KeyedService;
 let service: BuiltService;
 let account: Account;
 let privateKey: JsonWebKey;
@@ -69,30 +70,26 @@ beforeAll(async () => {
     '/signed/page': guarded('<body style="margin:0;height:100vh;background:#00ff00"><img src="/signed/square" width="100" height="100" style="display:block"></body>'),
     '/signed/square': guarded('<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><rect width="100" height="100" fill="#0000ff"/></svg>'),
   });
-  dir = mkdtempSync(path.join(inject('testTempRoot'), 'web-bot-auth-http-'));
   privateKey = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }) as JsonWebKey;
-  writeFileSync(path.join(dir, 'bot-key.json'), JSON.stringify(privateKey));
-  const keys = keysCli(path.join(dir, 'keys.json'));
-  account = await keys.createKey('PRO');
   const port = await closedPort();
-  service = await startBuiltService(
-    'node',
-    {
-      CAPTURE_KEYS_FILE: path.join(dir, 'keys.json'),
-      CAPTURE_ALLOW_PRIVATE_NETWORKS: 'true',
-      CAPTURE_LOG_LEVEL: 'info',
-      CAPTURE_WEB_BOT_AUTH_KEY: path.join(dir, 'bot-key.json'),
-      CAPTURE_WEB_BOT_AUTH_AGENT: `http://127.0.0.1:${port}`,
-      CAPTURE_OPERATOR_URL: 'https://ops.example/captures',
-    },
-    ['--storage-dir', path.join(dir, 'files')],
+  keyed = await startKeyedService('web-bot-auth-http', {
     port,
-  );
+    env: (dir) => {
+      writeFileSync(path.join(dir, 'bot-key.json'), JSON.stringify(privateKey));
+      return {
+        CAPTURE_LOG_LEVEL: 'info',
+        CAPTURE_WEB_BOT_AUTH_KEY: path.join(dir, 'bot-key.json'),
+        CAPTURE_WEB_BOT_AUTH_AGENT: `http://127.0.0.1:${port}`,
+        CAPTURE_OPERATOR_URL: 'https://ops.example/captures',
+      };
+    },
+  });
+  service = keyed.service;
+  account = keyed.accounts[0]!;
 });
 afterAll(async () => {
-  await service?.stop();
+  await keyed?.close();
   await fixtures?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 describe.skipIf(!isBuilt())('Web Bot Auth over HTTP (npm start)', () => {
