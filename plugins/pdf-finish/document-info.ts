@@ -1,8 +1,9 @@
 import { CaptureError } from '../../src/core/errors/catalogue.js';
+import { setDocumentInfo, type DocumentInfo } from '../shared/pdf-document-info.js';
 import { xmlText, xmpStream } from './xmp.js';
 
-/** The document information a PDF/A keeps, with the XMP property each one is mirrored into. */
-export type DocumentInfo = Partial<Record<'Title' | 'Author' | 'Subject' | 'Keywords' | 'Creator', string>>;
+/** The document information a PDF/A keeps (each mirrored into an XMP property). */
+export type { DocumentInfo };
 
 /** Printable ASCII: what Ghostscript 10.0 writes into a PDF/A's information and XMP. */
 export const isPlainAscii = (text: string): boolean => /^[\x20-\x7e]*$/.test(text);
@@ -26,11 +27,7 @@ const XMP_ELEMENTS: Record<keyof DocumentInfo, string> = { Title: 'dc:title', Au
 export async function withDocumentInfo(pdf: Buffer, info: DocumentInfo): Promise<Buffer> {
   const { PDFDocument, PDFName, PDFRawStream, decodePDFRawStream } = await import('@cantoo/pdf-lib');
   const document = await PDFDocument.load(pdf, { updateMetadata: false });
-  if (info.Title !== undefined) document.setTitle(info.Title);
-  if (info.Author !== undefined) document.setAuthor(info.Author);
-  if (info.Subject !== undefined) document.setSubject(info.Subject);
-  if (info.Keywords !== undefined) document.setKeywords([info.Keywords]);
-  if (info.Creator !== undefined) document.setCreator(info.Creator);
+  setDocumentInfo(document, info);
   const ref = document.catalog.get(PDFName.of('Metadata'));
   const stream = ref === undefined ? undefined : document.context.lookup(ref);
   if (!(stream instanceof PDFRawStream)) throw new CaptureError('INTERNAL_ERROR', 'pdf_a: Ghostscript wrote no XMP metadata');

@@ -1,5 +1,6 @@
 import type { CaptureParams } from '../../src/core/schema/capture-params.js';
 import { pdfDate } from '../../src/core/schema/pdf-params.js';
+import { setDocumentInfo } from '../shared/pdf-document-info.js';
 
 const INFO_PARAMS = ['pdf_title', 'pdf_author', 'pdf_subject', 'pdf_keywords', 'pdf_creator', 'pdf_producer', 'pdf_creation_date', 'pdf_modification_date', 'pdf_trapped', 'pdf_metadata'] as const;
 
@@ -18,12 +19,7 @@ export async function withMetadata(data: Buffer, params: CaptureParams): Promise
   // Loaded for the PDFs that ask for metadata only: it takes a cold process about 370 ms.
   const { PDFDocument, PDFDict, PDFHexString, PDFName } = await import('@cantoo/pdf-lib');
   const document = await PDFDocument.load(data, { updateMetadata: false });
-  if (params.pdf_title !== undefined) document.setTitle(params.pdf_title);
-  if (params.pdf_author !== undefined) document.setAuthor(params.pdf_author);
-  if (params.pdf_subject !== undefined) document.setSubject(params.pdf_subject);
-  // As given: pdf-lib would join a list with spaces, and readers show the field as one string.
-  if (params.pdf_keywords !== undefined) document.setKeywords([params.pdf_keywords]);
-  if (params.pdf_creator !== undefined) document.setCreator(params.pdf_creator);
+  setDocumentInfo(document, { Title: params.pdf_title, Author: params.pdf_author, Subject: params.pdf_subject, Keywords: params.pdf_keywords, Creator: params.pdf_creator });
   if (params.pdf_producer !== undefined) document.setProducer(params.pdf_producer);
   const created = params.pdf_creation_date === undefined ? undefined : pdfDate(params.pdf_creation_date);
   if (created) document.setCreationDate(created);
