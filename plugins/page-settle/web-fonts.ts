@@ -1,5 +1,6 @@
 import type { CDPSession } from 'playwright-core';
 import { abortable, sleep } from '../../src/core/deadline.js';
+import { isNavigationRace } from '../../src/core/errors/to-capture-error.js';
 import { evaluateExpression } from '../shared/evaluate-in-page.js';
 
 /** How often fonts still loading are looked at. */
@@ -14,11 +15,19 @@ const POLL_MS = 25;
  *
  * With `alsoRead` (an expression), the look that finds the fonts loaded evaluates it too and
  * resolves to its value: the step that follows reads the page without a round trip of its own.
+ * A look that meets the page between two documents (a meta refresh, a script redirect) is taken
+ * again in the new one.
  */
 export async function webFontsLoaded<R = undefined>(cdp: CDPSession, signal: AbortSignal, alsoRead = 'undefined'): Promise<R> {
   const look = `(${fontsLoadedInPage.toString()})() ? { value: ${alsoRead} } : null`;
   for (;;) {
-    const loaded = await abortable(evaluateExpression<{ value: R } | null>(cdp, look), signal);
+    const loaded = await abortable(
+      evaluateExpression<{ value: R } | null>(cdp, look).catch((error: unknown) => {
+        if (isNavigationRace(error)) return null;
+        throw error;
+      }),
+      signal,
+    );
     if (loaded) return loaded.value;
     await sleep(POLL_MS, signal);
   }
