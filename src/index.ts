@@ -46,6 +46,8 @@ export {
   type Policy,
   type LimiterStore,
   type LimiterOptions,
+  type SlotStore,
+  type ReleaseSlot,
   type TierName,
   type TierLimits,
   type ApiKey,

@@ -1,6 +1,7 @@
 export { createPolicy, nextMonthStart, type Policy, type LimitState, type LimitDecision } from './policy.js';
 export { memoryLimiterStore, redisLimiterStore, type LimiterStore, type LimiterOptions } from './limiter-store.js';
-export { mcpInFlightLimit, type ReleaseSlot } from './in-flight-slots.js';
+export { mcpInFlightLimit } from './in-flight-slots.js';
+export type { ReleaseSlot, SlotStore } from './redis-slots.js';
 export { DEFAULT_TIERS, TIER_NAMES, resolveTiers, applyTier, checkTierGates, isTierName, type TierName, type TierLimits, type Tiers } from './tiers.js';
 export { addressKey } from './address-key.js';
 export { MAX_KEY_LENGTH, newKey, newSigningSecret, operatorKey, operatorSigningSecret, operatorLinkCredentials, type ApiKey, type KeyStore, type ManagedKeyStore } from './keys/api-key.js';

@@ -1,6 +1,7 @@
 import type * as RateLimiterFlexible from 'rate-limiter-flexible';
 import type { RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import { lazyRequire } from '../core/loading/lazy-require.js';
+import { redisSlots, type RedisSlotClient, type SlotStore } from './redis-slots.js';
 
 /** rate-limiter-flexible, loaded when the first limiter is made (about 20 ms of a cold start). */
 export const rateLimiterFlexible = lazyRequire<typeof RateLimiterFlexible>('rate-limiter-flexible');
@@ -12,6 +13,8 @@ export const rateLimiterFlexible = lazyRequire<typeof RateLimiterFlexible>('rate
 export interface LimiterStore {
   readonly name: string;
   create(options: LimiterOptions): RateLimiterAbstract;
+  /** Things held in flight (MCP requests), shared like the counts; without it each instance counts its own. */
+  readonly slots?: SlotStore;
 }
 
 export interface LimiterOptions {
@@ -41,10 +44,15 @@ export function memoryLimiterStore(): LimiterStore {
   };
 }
 
-/** Shared counts in Redis. `client` is an ioredis (or node-redis with `useRedisPackage`) client. */
-export function redisLimiterStore(client: unknown, options: { useRedisPackage?: boolean } = {}): LimiterStore {
+/**
+ * Shared counts in Redis. `client` is an ioredis (or node-redis with `useRedisPackage`, whose
+ * instances then count their own slots) client. `slotLifetimeMs`: how long a slot of an instance
+ * that stopped stays counted (default 60 s).
+ */
+export function redisLimiterStore(client: unknown, options: { useRedisPackage?: boolean; slotLifetimeMs?: number } = {}): LimiterStore {
   return {
     name: 'redis',
+    ...(options.useRedisPackage ? {} : { slots: redisSlots(client as RedisSlotClient, options.slotLifetimeMs) }),
     create: ({ keyPrefix, points, durationSec, refuseFromMemoryWhenOver }) =>
       new (rateLimiterFlexible().RateLimiterRedis)({
         storeClient: client,

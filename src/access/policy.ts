@@ -1,7 +1,8 @@
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { resolveTiers, TIER_NAMES, type TierLimits, type TierName, type Tiers } from './tiers.js';
 import { consume, memoryLimiterStore, type LimiterStore } from './limiter-store.js';
-import { mcpSlots, type ReleaseSlot } from './in-flight-slots.js';
+import { mcpSlots } from './in-flight-slots.js';
+import type { ReleaseSlot } from './redis-slots.js';
 import { addressKey } from './address-key.js';
 
 /** One window of a limit as the headers show it. `resetMs` is Unix time in milliseconds. */
@@ -46,8 +47,8 @@ export interface Policy {
   refund(accountId: string, tier: TierName, reservedAtMs?: number, count?: number): Promise<void>;
   /**
    * Takes one of the key's MCP requests in flight (`mcpInFlightLimit`), counted where the limits
-   * are (with Redis, across instances): what gives it back, or undefined when none is left.
-   * Without it, each instance counts its own.
+   * are (with Redis, across instances, held exactly while the request runs): what gives it back,
+   * or undefined when none is left. Without it (the memory store), each instance counts its own.
    */
   holdMcpRequest?(accountId: string, tier: TierName): Promise<ReleaseSlot | undefined>;
 }
@@ -98,6 +99,7 @@ export function createPolicy(options: { tiers?: Partial<Record<TierName, Partial
   const linkLimits = { ...LINK_LIMIT_DEFAULTS, ...options.linkLimits };
   const links = store.create({ keyPrefix: 'rate:link', points: linkLimits.perLink, durationSec: 60, refuseFromMemoryWhenOver: true });
   const linkAddresses = store.create({ keyPrefix: 'rate:link-address', points: linkLimits.perAddress, durationSec: 60, refuseFromMemoryWhenOver: true });
+  const holdMcpRequest = mcpSlots(store, tiers);
 
   const hit = async (limiter: RateLimiterAbstract, key: string, limit: number): Promise<LimitDecision> => {
     const outcome = await consume(limiter, key);
@@ -155,6 +157,6 @@ export function createPolicy(options: { tiers?: Partial<Record<TierName, Partial
     async refund(accountId, tier, reservedAtMs, count = 1) {
       await quota[tier].reward(monthKey(accountId, reservedAtMs), count);
     },
-    holdMcpRequest: mcpSlots(store, tiers),
+    ...(holdMcpRequest ? { holdMcpRequest } : {}),
   };
 }

@@ -53,6 +53,25 @@ describe('limits shared through Redis', () => {
     const again = await second.holdMcpRequest?.('mcp-account', 'BASIC');
     expect([again !== undefined, await first.holdMcpRequest?.('mcp-account', 'BASIC')]).toEqual([true, undefined]);
     for (const release of [...held.slice(1), again]) await release?.();
-    expect(Number(await redis.client().get('capture-engine:mcp-in-flight:BASIC:mcp-account'))).toBe(0);
+    expect(await redis.client().zcard('capture-engine:mcp-in-flight:mcp-account')).toBe(0);
+  });
+
+  // Issue 52: a slot is held while its request runs, however long, and only then: no window resets under it.
+  it('MCP requests in flight: slots held past their lifetime still count, an instance that stopped gets its slots back after one', async () => {
+    const tiers = { FREE: { maxConcurrent: 1 } };
+    const slotLifetimeMs = 900;
+    const running = createPolicy({ tiers, store: redisLimiterStore(redis.client(), { slotLifetimeMs }) });
+    const stopping = redis.client();
+    const stopped = createPolicy({ tiers, store: redisLimiterStore(stopping, { slotLifetimeMs }) });
+    const [kept, lost] = [await running.holdMcpRequest?.('long-mcp', 'FREE'), await stopped.holdMcpRequest?.('long-mcp', 'FREE')];
+    expect([kept !== undefined, lost !== undefined, await running.holdMcpRequest?.('long-mcp', 'FREE')]).toEqual([true, true, undefined]);
+    // The second instance dies holding its slot: its connection goes, nothing is given back.
+    stopping.disconnect();
+    await new Promise((resolve) => setTimeout(resolve, 2 * slotLifetimeMs));
+    // Two lifetimes on, the running request still counts: one slot is free, not two.
+    const freed = await running.holdMcpRequest?.('long-mcp', 'FREE');
+    expect([freed !== undefined, await running.holdMcpRequest?.('long-mcp', 'FREE')]).toEqual([true, undefined]);
+    await Promise.all([kept?.(), freed?.()]);
+    expect(await redis.client().zcard('capture-engine:mcp-in-flight:long-mcp')).toBe(0);
   });
 });
