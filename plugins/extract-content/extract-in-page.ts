@@ -38,13 +38,32 @@ export function linksInPage({ selector, max, maxText }: { selector?: string; max
 /** The metadata the page itself can tell: the status and headers of its document come from Node. */
 export type PageMetadataInPage = Omit<MetadataAnswer, 'status' | 'headers' | 'truncated'> & { truncated: boolean };
 
+/** Bounds of `metadataInPage`'s answer: every string and list in it is capped, in the page. */
+export interface MetadataBounds {
+  maxJsonLdChars: number;
+  /** Characters of one text (title, description, a property, a font family...). */
+  maxText: number;
+  /** Characters of one address (canonical, an icon, a feed, a property holding a URL, final_url). */
+  maxUrl: number;
+  /** Properties of each of `og:*` and `twitter:*`. */
+  maxProperties: number;
+}
+
 /** The head's metadata: Open Graph and Twitter properties (URLs absolute), JSON-LD blocks parsed, icons, feeds, fonts in use. */
-export function metadataInPage({ maxJsonLdChars }: { maxJsonLdChars: number }): PageMetadataInPage {
+export function metadataInPage({ maxJsonLdChars, maxText, maxUrl, maxProperties }: MetadataBounds): PageMetadataInPage {
+  let truncated = false;
+  // A page can set document.title or a meta tag to megabytes: only the start crosses to the service.
+  const clip = (value: string, max = maxText): string => {
+    if (value.length <= max) return value;
+    truncated = true;
+    return value.slice(0, max);
+  };
+  const clipped = (value: string | null | undefined, max = maxText): string | null => (value == null ? null : clip(value, max));
   const absolute = (value: string): string => {
     try {
-      return new URL(value, document.baseURI).href;
+      return clip(new URL(value, document.baseURI).href, maxUrl);
     } catch {
-      return value;
+      return clip(value);
     }
   };
   // Properties holding an address: `og:image`, `og:image:secure_url`, `twitter:image:src`, `og:url`...
@@ -54,14 +73,18 @@ export function metadataInPage({ maxJsonLdChars }: { maxJsonLdChars: number }): 
     for (const meta of document.querySelectorAll<HTMLMetaElement>('meta[property], meta[name]')) {
       const key = (meta.getAttribute('property') ?? meta.getAttribute('name') ?? '').trim().toLowerCase();
       if (!key.startsWith(prefix) || meta.content === '') continue;
-      const name = key.slice(prefix.length);
+      const name = clip(key.slice(prefix.length));
       // The first of a repeated property is the main one (og:image before its alternatives).
-      if (!(name in found)) found[name] = isAddress(name) ? absolute(meta.content) : meta.content;
+      if (name in found) continue;
+      if (Object.keys(found).length >= maxProperties) {
+        truncated = true;
+        break;
+      }
+      found[name] = isAddress(name) ? absolute(meta.content) : clip(meta.content);
     }
     return found;
   };
   let jsonLdChars = 0;
-  let truncated = false;
   const jsonLd: unknown[] = [];
   for (const script of document.querySelectorAll('script[type="application/ld+json"]')) {
     const text = script.textContent ?? '';
@@ -81,26 +104,26 @@ export function metadataInPage({ maxJsonLdChars }: { maxJsonLdChars: number }): 
   const feedTypes = ['application/rss+xml', 'application/atom+xml', 'application/feed+json', 'application/json'];
   const fonts = new Set<string>();
   for (const face of document.fonts) if (face.status === 'loaded') fonts.add(face.family.replace(/^["']|["']$/g, ''));
-  return {
-    title: document.title,
-    description: document.querySelector<HTMLMetaElement>('meta[name="description" i]')?.content ?? null,
-    canonical: links.find((link) => rels(link).includes('canonical'))?.href ?? null,
-    lang: document.documentElement.lang || null,
+  const answer = {
+    title: clip(document.title),
+    description: clipped(document.querySelector<HTMLMetaElement>('meta[name="description" i]')?.content),
+    canonical: clipped(links.find((link) => rels(link).includes('canonical'))?.href, maxUrl),
+    lang: clipped(document.documentElement.lang || null),
     open_graph: properties('og:'),
     twitter: properties('twitter:'),
     json_ld: jsonLd,
     icons: links
       .filter((link) => rels(link).some((rel) => rel === 'icon' || rel === 'apple-touch-icon' || rel === 'apple-touch-icon-precomposed' || rel === 'mask-icon'))
       .slice(0, 100)
-      .map((link) => ({ url: link.href, rel: link.rel, sizes: link.getAttribute('sizes'), type: link.getAttribute('type') })),
+      .map((link) => ({ url: clip(link.href, maxUrl), rel: clip(link.rel), sizes: clipped(link.getAttribute('sizes')), type: clipped(link.getAttribute('type')) })),
     feeds: links
       .filter((link) => rels(link).includes('alternate') && feedTypes.includes((link.type || '').toLowerCase()))
       .slice(0, 100)
-      .map((link) => ({ url: link.href, type: link.type, title: link.getAttribute('title') })),
-    final_url: location.href,
-    fonts: [...fonts].slice(0, 200),
-    truncated,
+      .map((link) => ({ url: clip(link.href, maxUrl), type: clip(link.type), title: clipped(link.getAttribute('title')) })),
+    final_url: clip(location.href, maxUrl),
+    fonts: [...fonts].slice(0, 200).map((family) => clip(family)),
   };
+  return { ...answer, truncated };
 }
 
 /** Each rule's elements: text, inner HTML, attributes (those named, or all) and box in page coordinates. */

@@ -19,6 +19,12 @@ export const OUTPUT_LIMITS = {
   maxLinkText: 500,
   /** Characters of all JSON-LD blocks together. */
   maxJsonLdChars: 1_000_000,
+  /** Characters of one text of `metadata` (title, description, a property, a font family...). */
+  maxMetadataText: 2_000,
+  /** Characters of one address or header of `metadata`: 8,000, the URI length RFC 9110 (4.1) asks every HTTP party to accept. */
+  maxMetadataUrl: 8_000,
+  /** Properties of each of `og:*` and `twitter:*`. */
+  maxMetadataProperties: 100,
   /** Elements of one scrape selector. */
   maxScrapeElements: 1_000,
   /** Characters of one scraped element's text, HTML or attribute. */
@@ -73,8 +79,12 @@ export async function pageOutput(page: Page, format: ContentFormat, options: Pag
       return json({ links: answer.links, ...(answer.truncated ? { truncated: true } : {}) }, answer.truncated);
     }
     case 'metadata': {
-      const { truncated, final_url, ...read } = await page.evaluate(metadataInPage, { maxJsonLdChars: OUTPUT_LIMITS.maxJsonLdChars });
-      const headers = options.response?.headers && Object.fromEntries(Object.entries(options.response.headers).map(([name, value]) => [name, REDACTED_HEADERS.has(name.toLowerCase()) ? '[redacted]' : value]));
+      const { maxJsonLdChars, maxMetadataText: maxText, maxMetadataUrl: maxUrl, maxMetadataProperties: maxProperties } = OUTPUT_LIMITS;
+      const { truncated: cut, final_url, ...read } = await page.evaluate(metadataInPage, { maxJsonLdChars, maxText, maxUrl, maxProperties });
+      // A header as long as an address at most (a Content-Security-Policy runs to a few thousand characters).
+      const longHeader = Object.values(options.response?.headers ?? {}).some((value) => value.length > maxUrl);
+      const headers = options.response?.headers && Object.fromEntries(Object.entries(options.response.headers).map(([name, value]) => [name, REDACTED_HEADERS.has(name.toLowerCase()) ? '[redacted]' : value.slice(0, maxUrl)]));
+      const truncated = cut || longHeader;
       return json({ ...read, status: options.response?.status ?? null, final_url: options.finalUrl ?? final_url, headers: headers ?? null, ...(truncated ? { truncated: true } : {}) }, truncated);
     }
     case 'aria':

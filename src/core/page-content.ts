@@ -38,7 +38,7 @@ export interface MetadataAnswer {
   headers: Record<string, string> | null;
   /** Families the page loaded (`document.fonts`). */
   fonts: string[];
-  /** JSON-LD cut at 1,000,000 characters. */
+  /** JSON-LD cut at 1,000,000 characters, or a text, an address or the properties cut at their caps (`OUTPUT_LIMITS`). */
   truncated?: true;
 }
 

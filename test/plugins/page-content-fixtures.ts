@@ -106,6 +106,16 @@ export const CONTENT_ROUTES: Record<string, Handler> = {
     // Built in the page: a million anchors would be some 40 MB to send.
     res.end(`<!doctype html><body><script>const f=document.createDocumentFragment();for(let i=0;i<${count};i++){const a=document.createElement('a');a.href='/l/'+i;a.textContent='link '+i;f.append(a)}document.body.append(f)</script></body>`);
   },
+  // Built in the page: megabytes of head, each string past its metadata cap, and 500 og:* properties.
+  '/huge-head': (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+    res.end(`<!doctype html><head><script>
+const meta=(attr,name,content)=>{const m=document.createElement('meta');m.setAttribute(attr,name);m.content=content;document.head.append(m)};
+const link=(rel,href)=>{const l=document.createElement('link');l.rel=rel;l.href=href;document.head.append(l)};
+meta('name','description','d'.repeat(1e6));for(let i=0;i<500;i++)meta('property','og:p'+i,'o'.repeat(1e4));meta('name','twitter:'+'k'.repeat(1e5),'v');
+link('canonical','/'+'c'.repeat(1e6));link('icon','/'+'i'.repeat(1e5)+'.png');document.documentElement.lang='l'.repeat(1e5);
+</script></head><body>head</body>`);
+  },
   '/huge-text': (_req, res, query) => {
     const mb = Number(query.get('mb') ?? 10);
     res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });

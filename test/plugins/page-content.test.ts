@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CaptureEngine, CaptureInput } from '../../src/index.js';
-import { OUTPUT_LIMITS, type ScrapeAnswer } from '../../src/index.js';
+import { OUTPUT_LIMITS, type MetadataAnswer, type ScrapeAnswer } from '../../src/index.js';
+import { startHostileServer } from '../../fixtures/hostile/pages.js';
 import { createTestEngine } from '../helpers/engine.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { articleMarkdown, constructsMarkdown, CONTENT_ROUTES, expectedLinks, FORM_ARIA } from './page-content-fixtures.js';
@@ -130,6 +131,26 @@ describe('what a settled page says (library)', () => {
     expect(answer.truncated).toBe(true);
     expect(answer.links[9_999]?.url).toBe(`${fixtures.origin}/l/9999`);
     expect(links.incomplete).toEqual(['links']);
+  });
+
+  // Issue 52: a page's metadata crosses to the service at its caps, however large the page makes it.
+  it('bounds: metadata of a 4 MB document.title and of megabytes of head answers each string and list at its cap, flagged', async () => {
+    const hostile = await startHostileServer();
+    try {
+      const title = await read({ url: hostile.url('dom-huge-title'), format: 'metadata' });
+      expect(JSON.parse(title.text)).toMatchObject({ title: 'T'.repeat(OUTPUT_LIMITS.maxMetadataText), truncated: true });
+      expect(title.incomplete).toEqual(['metadata']);
+    } finally {
+      await hostile.close();
+    }
+    const { text } = await read({ url: fixtures.url('/huge-head'), format: 'metadata' });
+    const head = JSON.parse(text) as MetadataAnswer;
+    expect([head.description?.length, head.canonical?.length, head.lang?.length, head.icons[0]?.url.length]).toEqual([OUTPUT_LIMITS.maxMetadataText, OUTPUT_LIMITS.maxMetadataUrl, OUTPUT_LIMITS.maxMetadataText, OUTPUT_LIMITS.maxMetadataUrl]);
+    expect(Object.keys(head.open_graph)).toHaveLength(OUTPUT_LIMITS.maxMetadataProperties);
+    expect(Object.keys(head.twitter)[0]).toHaveLength(OUTPUT_LIMITS.maxMetadataText);
+    expect(head.truncated).toBe(true);
+    // 100 properties of 10,000 characters cut at 2,000, and the rest at their caps: well under a megabyte.
+    expect(text.length).toBeLessThan(300_000);
   });
 
   it('bounds: text past 5 M characters is cut, flagged', async () => {
