@@ -1,6 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { PDFDocument } from 'pdf-lib';
 import { zipSync } from 'fflate';
 import { captureErrors } from '../../src/core/errors/factories.js';
 import { MAX_PDF_SPLIT_FILES, SPLIT_FILE_PREFIX, splitRangesOf } from '../../src/core/schema/pdf-finish-params.js';
@@ -30,6 +29,7 @@ function rangesIn(value: string, count: number): string[] {
  * the document's information; one bounded qpdf run a file, in the caller's temp dir.
  */
 export async function splitPdf(input: Buffer, value: string, unify: boolean, job: QpdfJob): Promise<SplitPart[]> {
+  const { PDFDocument } = await import('pdf-lib');
   const count = (await PDFDocument.load(input, { updateMetadata: false })).getPageCount();
   const ranges = rangesIn(value, count);
   const source = path.join(job.dir, 'whole.pdf');

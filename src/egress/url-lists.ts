@@ -1,4 +1,5 @@
-import { RE2 } from 're2-wasm';
+import { createRequire } from 'node:module';
+import type { RE2 } from 're2-wasm';
 
 /** Longest expression an operator may give: one list is one expression, alternatives joined with `|`. */
 export const MAX_URL_LIST_LENGTH = 4096;
@@ -36,9 +37,15 @@ export function compileUrlLists(options: UrlListOptions, names = { allow: 'urlAl
 function compile(source: string | undefined, name: string): RE2 | undefined {
   if (source === undefined || source === '') return undefined;
   if (source.length > MAX_URL_LIST_LENGTH) throw new Error(`${name}: at most ${MAX_URL_LIST_LENGTH} characters, not ${source.length}`);
+  const Re2 = loadRe2();
   try {
-    return new RE2(source, 'u');
+    return new Re2(source, 'u');
   } catch (error) {
     throw new Error(`${name}: '${source.slice(0, 100)}' is not a regular expression RE2 reads (no lookahead, no backreferences): ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+/** re2-wasm, loaded with the first list: its WebAssembly memory (about 17 MB) is held for the process's life, and most services set no list. */
+function loadRe2(): typeof RE2 {
+  return (createRequire(import.meta.url)('re2-wasm') as { RE2: typeof RE2 }).RE2;
 }
