@@ -92,7 +92,7 @@ export function pdfFinish(options: PdfFinishOptions = {}): CapturePlugin {
     }
     if (invoice) pdf = await embedEInvoice(pdf, invoice);
     // After PDF/A, whose Ghostscript would not carry them; before encryption.
-    if (params.pdf_attachments !== undefined) pdf = await embedAttachments(pdf, params.pdf_attachments, ctx.document);
+    if (params.pdf_attachments !== undefined) pdf = await embedAttachments(pdf, params.pdf_attachments, ctx.document, ctx.attachments);
     if (needsQpdf(params)) {
       const binary = await qpdf();
       pdf = await inTempDir(tempDir, (dir) => qpdfPass(pdf, qpdfPassOf(params), { qpdf: binary, dir, signal, timeoutMs: ctx.remaining() }));

@@ -23,6 +23,7 @@ import { tellProgress, type ProgressListener } from './progress.js';
 import { hasHooks, type CaptureHooks } from './capture-hooks.js';
 import { injectedUrls } from './schema/injection-params.js';
 import { withDownloads } from './document/downloads.js';
+import { fetchedAttachments } from './document/attachment-downloads.js';
 import { drawnFrameByFrame } from './video-clock.js';
 import type { VideoClock } from './schema/video-params.js';
 
@@ -162,6 +163,7 @@ export class CaptureEngine {
       const proxy = params.proxy === undefined ? undefined : await abortable(this.egress.checkProxy(params.proxy), deadline.signal);
       const uploadTo = params.upload_url === undefined ? undefined : await abortable(this.egress.checkUpload(params.upload_url), deadline.signal);
       const document = await abortable(withDownloads(params, this.egress, deadline.signal).then((withFiles) => documentOf(withFiles, deadline.signal, options.uploads)), deadline.signal);
+      const attachments = await abortable(fetchedAttachments(params, this.egress, deadline.signal), deadline.signal);
       tellProgress(options.onProgress, { phase: 'queue' });
       const waitingSince = (asked = performance.now());
       const captureContext = activeContext();
@@ -172,7 +174,7 @@ export class CaptureEngine {
           timings.queue = performance.now() - waitingSince;
           waiting?.end();
           waiting = undefined;
-          return runCapture({ id, params, document, deadline, lease, pipeline: this.pipeline, log: this.options.log, observer: this.observer, timings, trace: captureContext, onProgress: options.onProgress, hooks: { beforeNavigation: options.beforeNavigation, beforeCapture: options.beforeCapture } });
+          return runCapture({ id, params, document, attachments, deadline, lease, pipeline: this.pipeline, log: this.options.log, observer: this.observer, timings, trace: captureContext, onProgress: options.onProgress, hooks: { beforeNavigation: options.beforeNavigation, beforeCapture: options.beforeCapture } });
         },
         {
           viewport: { width: params.viewport_width, height: params.viewport_height },

@@ -2,7 +2,7 @@ import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import type { CaptureParams } from './schema/capture-params.js';
 import type { Logger } from './telemetry/logger.js';
 import type { CaptureState } from './capture-state.js';
-import type { CaptureDocument } from './document/capture-document.js';
+import type { CaptureDocument, DocumentAsset } from './document/capture-document.js';
 import type { CaptureDiagnostics, Sidecar, WaitOutcome } from './diagnostics.js';
 import type { MetadataAnswer } from './page-content.js';
 
@@ -77,6 +77,8 @@ export interface CaptureContext {
   readonly target: string;
   /** The document served instead of a URL (`html`, `markdown`, `files`). */
   readonly document?: CaptureDocument;
+  /** The files `pdf_attachments` names by URL, fetched before the capture, by the name each takes in the PDF. */
+  readonly attachments?: ReadonlyMap<string, DocumentAsset>;
   /** Aborts on the capture's deadline or a client disconnect; pass it to every wait. */
   readonly signal: AbortSignal;
   /** Milliseconds left in the capture's budget. */

@@ -130,8 +130,11 @@ export interface EgressGuard {
   failureFor(attachment: unknown, url: string): EgressFailure | undefined;
   /** Set when the operator's URL allow or deny list is: whether they refuse `url` (every request of a page is checked). */
   refusesUrl?(url: string): boolean;
-  /** GETs a caller's file (`download_from`) through the guard, at most `maxBytes`; throws URL_NOT_ALLOWED, CAPTURE_FAILED or PAYLOAD_TOO_LARGE. */
-  download?(url: string, options: { headers?: Readonly<Record<string, string>>; maxBytes: number; signal: AbortSignal }): Promise<Buffer>;
+  /**
+   * GETs a caller's file (`download_from`, or the parameter `param` names) through the guard, at most
+   * `maxBytes`: its body and Content-Type; throws URL_NOT_ALLOWED, CAPTURE_FAILED or PAYLOAD_TOO_LARGE.
+   */
+  download?(url: string, options: { headers?: Readonly<Record<string, string>>; maxBytes: number; signal: AbortSignal; param?: string }): Promise<{ body: Buffer; type?: string }>;
   /** `robots_txt=respect`: resolves when the target's robots.txt lets the engine capture `url`; throws URL_NOT_ALLOWED (reason robots_txt) or SERVICE_BUSY. */
   checkRobots(url: URL): Promise<void>;
   /** Parses and checks an `upload_url` like a target (allowed addresses included); throws INVALID_PARAMETER or URL_NOT_ALLOWED. */

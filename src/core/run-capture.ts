@@ -12,7 +12,7 @@ import type { BrowserLease, CaptureObserver } from './ports.js';
 import type { Logger } from './telemetry/logger.js';
 import { captureErrors } from './errors/factories.js';
 import { FORMATS } from './schema/formats.js';
-import type { CaptureDocument } from './document/capture-document.js';
+import type { CaptureDocument, DocumentAsset } from './document/capture-document.js';
 import { inSpan, type Context } from './telemetry/tracing.js';
 import { countedFrames, tellProgress, type ProgressListener } from './progress.js';
 import { runHook, type CaptureHooks } from './capture-hooks.js';
@@ -21,6 +21,8 @@ export interface CaptureRun {
   id: string;
   params: CaptureParams;
   document?: CaptureDocument;
+  /** The files of `pdf_attachments` fetched by URL, by name. */
+  attachments?: ReadonlyMap<string, DocumentAsset>;
   deadline: Deadline;
   lease: BrowserLease;
   pipeline: Pipeline;
@@ -40,7 +42,7 @@ export interface CaptureRun {
  * Runs one capture through the phases in one browser context. Every stage gets the capture's
  * signal; cleanups registered with `ctx.defer()` run in reverse order whatever happened.
  */
-export async function runCapture({ id, params, document, deadline, lease, pipeline, log, observer, timings, trace, onProgress, hooks = {} }: CaptureRun): Promise<RunOutcome> {
+export async function runCapture({ id, params, document, attachments, deadline, lease, pipeline, log, observer, timings, trace, onProgress, hooks = {} }: CaptureRun): Promise<RunOutcome> {
   const cleanups: (() => unknown)[] = [];
   // A crashed renderer leaves pending calls hanging until the deadline; end this capture at once.
   const crashed = new AbortController();
@@ -53,6 +55,7 @@ export async function runCapture({ id, params, document, deadline, lease, pipeli
     params,
     target: document?.url ?? (params.url as string),
     document,
+    attachments,
     signal,
     remaining: deadline.remaining,
     budget: deadline.share,

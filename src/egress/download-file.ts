@@ -13,24 +13,34 @@ export interface DownloadOptions {
   /** Bytes past which the download is stopped and refused. */
   maxBytes: number;
   signal: AbortSignal;
+  /** The parameter the URL came in, named in refusals. @default 'download_from' */
+  param?: string;
+}
+
+/** A fetched file: its body and the Content-Type it was answered with. */
+export interface Downloaded {
+  body: Buffer;
+  type?: string;
 }
 
 /**
- * GETs a caller's file (`download_from`) through the egress guard: the URL judged like a target,
- * every connection dialling only checked addresses, each redirect checked again, the body read only
- * up to `maxBytes`. Anything but a 2xx is CAPTURE_FAILED (reason download) naming the status.
+ * GETs a caller's file (`download_from`, a URL of `pdf_attachments`) through the egress guard: the
+ * URL judged like a target, every connection dialling only checked addresses, each redirect checked
+ * again, the body read only up to `maxBytes`. Anything but a 2xx is CAPTURE_FAILED (reason download)
+ * naming the status.
  */
-export async function downloadFile(raw: string, guard: OutboundGuard, options: DownloadOptions): Promise<Buffer> {
-  let url = await guard.check(raw, 'download_from');
+export async function downloadFile(raw: string, guard: OutboundGuard, options: DownloadOptions): Promise<Downloaded> {
+  const param = options.param ?? 'download_from';
+  let url = await guard.check(raw, param);
   for (let hops = 0; ; hops++) {
-    const answer = await getOnce(url, guard, options);
-    if (answer.location === undefined) return answer.body;
-    if (hops >= MAX_REDIRECTS) throw captureErrors.captureFailed('download', `download_from: ${raw} redirected more than ${MAX_REDIRECTS} times`);
-    url = await guard.check(new URL(answer.location, url).href, 'download_from');
+    const answer = await getOnce(url, guard, { ...options, param });
+    if (answer.location === undefined) return answer;
+    if (hops >= MAX_REDIRECTS) throw captureErrors.captureFailed('download', `${param}: ${raw} redirected more than ${MAX_REDIRECTS} times`);
+    url = await guard.check(new URL(answer.location, url).href, param);
   }
 }
 
-function getOnce(url: URL, guard: OutboundGuard, { headers = {}, maxBytes, signal }: DownloadOptions): Promise<{ body: Buffer; location?: string }> {
+function getOnce(url: URL, guard: OutboundGuard, { headers = {}, maxBytes, signal, param = 'download_from' }: DownloadOptions): Promise<Downloaded & { location?: string }> {
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const request = client.get(url, { lookup: guard.lookupFor(url), signal, headers: { 'User-Agent': PRODUCT, ...headers } }, (response) => {
@@ -42,13 +52,13 @@ function getOnce(url: URL, guard: OutboundGuard, { headers = {}, maxBytes, signa
       }
       if (status < 200 || status >= 300) {
         response.resume();
-        reject(captureErrors.captureFailed('download', `download_from: ${url.href} answered ${status}`));
+        reject(captureErrors.captureFailed('download', `${param}: ${url.href} answered ${status}`));
         return;
       }
       const declared = Number(response.headers['content-length'] ?? 0);
       if (declared > maxBytes) {
         request.destroy();
-        reject(tooLarge(url, maxBytes));
+        reject(tooLarge(url, maxBytes, param));
         return;
       }
       const chunks: Buffer[] = [];
@@ -57,18 +67,18 @@ function getOnce(url: URL, guard: OutboundGuard, { headers = {}, maxBytes, signa
         size += chunk.length;
         if (size > maxBytes) {
           request.destroy();
-          reject(tooLarge(url, maxBytes));
+          reject(tooLarge(url, maxBytes, param));
           return;
         }
         chunks.push(chunk);
       });
-      response.on('end', () => resolve({ body: Buffer.concat(chunks) }));
+      response.on('end', () => resolve({ body: Buffer.concat(chunks), type: response.headers['content-type'] }));
       response.on('error', reject);
     });
-    request.on('error', (error) => reject(signal.aborted ? signal.reason : error instanceof CaptureError ? error : captureErrors.captureFailed('download', `download_from: ${url.href} could not be fetched: ${error.message}`, error)));
+    request.on('error', (error) => reject(signal.aborted ? signal.reason : error instanceof CaptureError ? error : captureErrors.captureFailed('download', `${param}: ${url.href} could not be fetched: ${error.message}`, error)));
   });
 }
 
-function tooLarge(url: URL, limit: number): CaptureError {
-  return new CaptureError('PAYLOAD_TOO_LARGE', `download_from: ${url.href} is larger than ${limit} bytes`, { details: { param: 'download_from', limit } });
+function tooLarge(url: URL, limit: number, param: string): CaptureError {
+  return new CaptureError('PAYLOAD_TOO_LARGE', `${param}: ${url.href} is larger than ${limit} bytes`, { details: { param, limit } });
 }

@@ -535,5 +535,9 @@ describe.skipIf(!isBuilt())('PDF finishing over HTTP (npm start)', () => {
     expect(await refusedWith(await postForm(withFiles({ pdf_attachments: 'terms.txt', pdf_a: 'PDF/A-2b' })))).toMatchObject([400, { code: 'INCOMPATIBLE_PARAMETERS', params: ['pdf_attachments', 'pdf_a'] }]);
     expect(await refusedWith(await postJson({ html: '<p>x</p>', format: 'pdf', pdf_sign: true, pdf_password: 'x' }))).toMatchObject([400, { code: 'INCOMPATIBLE_PARAMETERS', params: ['pdf_sign', 'pdf_password'] }]);
     expect(await refusedWith(await postForm(withFiles({ pdf_einvoice: 'factur-x' })))).toMatchObject([400, { code: 'INVALID_PARAMETER', param: 'pdf_einvoice' }]);
+    // An attachment's URL is judged like a target: loopback is refused before anything is fetched.
+    const hits = loopbackHits.length;
+    expect(await refusedWith(await postJson({ html: '<p>x</p>', format: 'pdf', pdf_attachments: fixtures.url('/secret.css') }))).toMatchObject([403, { code: 'URL_NOT_ALLOWED', param: 'pdf_attachments[0]' }]);
+    expect(loopbackHits.length).toBe(hits);
   });
 });

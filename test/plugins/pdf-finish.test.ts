@@ -8,6 +8,8 @@ import { unzipSync } from 'fflate';
 import type { CaptureEngine } from '../../src/index.js';
 import { createTestEngine } from '../helpers/engine.js';
 import { qpdfLookup as lookup, qpdfObjects } from '../helpers/pdf.js';
+import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { MAX_DOWNLOAD_BYTES } from '../../src/core/schema/download-params.js';
 
 /**
  * The finishing stages of the pdf format on real Chromium, Ghostscript and qpdf, each file read
@@ -238,5 +240,37 @@ describe('pdf_optimize, pdf_image_dpi', () => {
     expect(await errorOf({ pdf_optimize: true, pdf_ua: true })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['pdf_optimize', 'pdf_ua'] } });
     expect(await errorOf({ pdf_image_dpi: 96 })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['pdf_image_dpi', 'pdf_optimize'] } });
     expect(await errorOf({ pdf_optimize: true, pdf_image_dpi: 10 })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'pdf_image_dpi' } });
+  });
+});
+
+describe('pdf_attachments by URL', () => {
+  const CSV = 'id,total\n42,19.99\n';
+  const NOTES = '{"note":"fetched"}';
+  let fixtures: FixtureServer;
+  beforeAll(async () => {
+    fixtures = await startFixtureServer({
+      '/files/report.csv': (_req, res) => res.writeHead(200, { 'Content-Type': 'text/csv; charset=utf-8' }).end(CSV),
+      // No type said: the name's is taken.
+      '/files/notes.json': (_req, res) => res.writeHead(200).end(NOTES),
+      '/files/big.bin': (_req, res) => res.writeHead(200, { 'Content-Length': String(MAX_DOWNLOAD_BYTES + 1) }).end(),
+    });
+  });
+  afterAll(() => fixtures?.close());
+
+  it('fetches each URL through the guard and embeds it under its last segment with the MIME type of the answer, else of the name', async () => {
+    const pdf = await print({ pdf_attachments: `${fixtures.url('/files/report.csv')}, ${fixtures.url('/files/notes.json')}` });
+    expect(read('qpdf', pdf, ['--show-attachment=report.csv', 'FILE']).out).toBe(CSV);
+    expect(read('qpdf', pdf, ['--show-attachment=notes.json', 'FILE']).out).toBe(NOTES);
+    const { all, catalog } = objects(pdf);
+    expect(catalog['/AF']).toHaveLength(2);
+    expect(Object.values(all).map((object) => object.stream?.dict['/Subtype']).filter(Boolean)).toEqual(expect.arrayContaining(['/text/csv', '/application/json']));
+  });
+
+  it('names the entry that failed: an error status, a file over the bound, a URL without a file name', async () => {
+    const csv = fixtures.url('/files/report.csv');
+    expect(await errorOf({ pdf_attachments: `${csv},${fixtures.url('/files/missing.txt')}` })).toMatchObject({ code: 'CAPTURE_FAILED', message: expect.stringContaining('pdf_attachments[1]: '), details: { reason: 'download', param: 'pdf_attachments[1]' } });
+    expect(await errorOf({ pdf_attachments: fixtures.url('/files/big.bin') })).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', details: { param: 'pdf_attachments[0]', limit: MAX_DOWNLOAD_BYTES } });
+    expect(await errorOf({ pdf_attachments: fixtures.url('/') })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'pdf_attachments' }, message: expect.stringContaining('pdf_attachments[0]') });
+    expect(await errorOf({ pdf_attachments: `${csv},${fixtures.url('/other/report.csv')}` })).toMatchObject({ code: 'INVALID_PARAMETER', message: expect.stringContaining("'report.csv' is named twice") });
   });
 });

@@ -13,7 +13,7 @@ export async function withDownloads(params: CaptureParams, egress: EgressGuard, 
   const fetched: NonNullable<CaptureParams['files']> = [];
   let total = 0;
   for (const download of params.download_from) {
-    const body = await egress.download(download.url, { headers: download.headers, maxBytes: Math.min(MAX_DOWNLOAD_BYTES, MAX_DOWNLOADS_BYTES - total), signal });
+    const { body } = await egress.download(download.url, { headers: download.headers, maxBytes: Math.min(MAX_DOWNLOAD_BYTES, MAX_DOWNLOADS_BYTES - total), signal });
     total += body.length;
     fetched.push({ name: downloadPath(download) as string, content: body.toString('base64'), encoding: 'base64' });
   }

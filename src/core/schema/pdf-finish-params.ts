@@ -3,6 +3,7 @@ import { CaptureError } from '../errors/catalogue.js';
 import { captureErrors } from '../errors/factories.js';
 import { PDF_OPTION_PROPERTIES } from './pdf-params.js';
 import { documentPath } from './document-params.js';
+import { downloadPath, MAX_DOWNLOAD_BYTES } from './download-params.js';
 
 export const PDF_A_LEVELS = ['PDF/A-1b', 'PDF/A-2b', 'PDF/A-3b'] as const;
 export const PDF_EINVOICE_KINDS = ['factur-x', 'zugferd'] as const;
@@ -11,6 +12,8 @@ export const PDF_PERMISSIONS = ['print', 'print_high', 'modify', 'copy', 'annota
 export type PdfPermission = (typeof PDF_PERMISSIONS)[number];
 /** Files one PDF may embed: each is a pdf-lib pass's worth of work and memory. */
 export const MAX_PDF_ATTACHMENTS = 20;
+/** Bytes of all the attachments fetched by URL together (each is at most download_from's file bound): they are held in memory with the PDF. */
+export const MAX_ATTACHMENT_URLS_BYTES = 32 * 1024 * 1024;
 /** Files one pdf_split may make: each is a qpdf run and an entry of the answer. */
 export const MAX_PDF_SPLIT_FILES = 100;
 /** The names of a split's files stored beside its ZIP: `pages-1-2` holds pages 1 to 2. */
@@ -47,7 +50,7 @@ export const PDF_FINISH_PROPERTIES = {
     Type.String({
       minLength: 1,
       maxLength: 4096,
-      description: `Comma-separated paths of files uploaded in files to embed in the PDF (at most ${MAX_PDF_ATTACHMENTS}), each with its MIME type and AFRelationship Unspecified, as PDF/A-3 asks. Not with pdf_a PDF/A-1b or PDF/A-2b, which forbid them.`,
+      description: `Comma-separated files to embed in the PDF (at most ${MAX_PDF_ATTACHMENTS}): paths of files uploaded in files, or http(s) URLs the service fetches like download_from (through the egress guard, within the capture's time, ${MAX_DOWNLOAD_BYTES / 2 ** 20} MiB a file, ${MAX_ATTACHMENT_URLS_BYTES / 2 ** 20} MiB together; named by the URL's last segment, a comma in it written %2C). Each is embedded with its MIME type (the response's, else the name's) and AFRelationship Unspecified, as PDF/A-3 asks. Not with pdf_a PDF/A-1b or PDF/A-2b, which forbid them.`,
     }),
   ),
   pdf_ua: Type.Boolean({
@@ -113,20 +116,27 @@ export function permissionsOf(value: string): PdfPermission[] {
   return names as PdfPermission[];
 }
 
-/** The document paths a `pdf_attachments` value names, checked: at most MAX_PDF_ATTACHMENTS, each once, none outside the document. */
-export function attachmentNamesOf(value: string): string[] {
-  const refused = (why: string) => captureErrors.invalidParameter('pdf_attachments', `Invalid parameter 'pdf_attachments': ${why}`, `comma-separated paths of at most ${MAX_PDF_ATTACHMENTS} files uploaded in files`);
-  const names = value.split(',').map((name) => name.trim()).filter((name) => name !== '');
-  if (names.length === 0) throw refused('no file named');
-  if (names.length > MAX_PDF_ATTACHMENTS) throw refused(`${names.length} files named, at most ${MAX_PDF_ATTACHMENTS} allowed`);
-  const paths: string[] = [];
-  for (const name of names) {
-    const path = documentPath(name);
-    if (path === undefined) throw refused(`'${name}' leaves the document`);
-    if (paths.includes(path)) throw refused(`'${path}' is named twice`);
-    paths.push(path);
+/** One file `pdf_attachments` names: an upload's path, or a URL the engine fetches (named by its last segment). */
+export interface AttachmentEntry {
+  name: string;
+  url?: string;
+}
+
+/** The files a `pdf_attachments` value names, checked: at most MAX_PDF_ATTACHMENTS, each name once, none outside the document. */
+export function attachmentEntriesOf(value: string): AttachmentEntry[] {
+  const refused = (why: string) => captureErrors.invalidParameter('pdf_attachments', `Invalid parameter 'pdf_attachments': ${why}`, `comma-separated paths of files uploaded in files or http(s) URLs, at most ${MAX_PDF_ATTACHMENTS}`);
+  const given = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  if (given.length === 0) throw refused('no file named');
+  if (given.length > MAX_PDF_ATTACHMENTS) throw refused(`${given.length} files named, at most ${MAX_PDF_ATTACHMENTS} allowed`);
+  const entries: AttachmentEntry[] = [];
+  for (const [index, entry] of given.entries()) {
+    const url = /^https?:\/\//i.test(entry) ? entry : undefined;
+    const name = url === undefined ? documentPath(entry) : downloadPath({ url });
+    if (name === undefined) throw refused(url === undefined ? `'${entry}' leaves the document` : `pdf_attachments[${index}]: no file name in the URL's path`);
+    if (entries.some((other) => other.name === name)) throw refused(`'${name}' is named twice`);
+    entries.push({ name, ...(url === undefined ? {} : { url }) });
   }
-  return paths;
+  return entries;
 }
 
 /** A `pdf_split` value: `pages`, or its ranges checked ([first, last] pages, at most MAX_PDF_SPLIT_FILES). */
@@ -174,17 +184,18 @@ function checkOptimize(given: Given, incompatible: (message: string, params: str
   if (other !== undefined) throw incompatible(`pdf_optimize rewrites the file with Ghostscript, which ${other === 'pdf_ua' ? 'drops the tags PDF/UA needs' : `already stores identical images once when it makes the ${other} file`}`, ['pdf_optimize', other]);
 }
 
-/** `pdf_attachments` names uploaded files, in a PDF that may hold them. */
+/** `pdf_attachments` names uploaded files or URLs, in a PDF that may hold them. */
 function checkAttachments(given: Given, incompatible: (message: string, params: string[]) => CaptureError): void {
   if (!given.has('pdf_attachments')) return;
-  const names = attachmentNamesOf(given.get('pdf_attachments') as string);
+  const uploads = attachmentEntriesOf(given.get('pdf_attachments') as string).filter((entry) => entry.url === undefined);
   const level = given.get('pdf_a');
   if (level === 'PDF/A-1b' || level === 'PDF/A-2b') throw incompatible(`${level} forbids embedded files (PDF/A-3b allows them)`, ['pdf_attachments', 'pdf_a']);
+  if (uploads.length === 0) return;
   const files = given.get('files') as { name: string }[] | undefined;
-  if (files === undefined) throw incompatible('pdf_attachments embeds files uploaded in files: send the document as files (multipart uploads)', ['pdf_attachments', 'files']);
+  if (files === undefined) throw incompatible('pdf_attachments embeds files uploaded in files (or fetched from http(s) URLs): send the document as files (multipart uploads)', ['pdf_attachments', 'files']);
   const uploaded = new Set(files.map((file) => documentPath(file.name)));
-  const absent = names.find((name) => !uploaded.has(name));
-  if (absent !== undefined) throw captureErrors.invalidParameter('pdf_attachments', `Invalid parameter 'pdf_attachments': no file '${absent}' in files`, 'comma-separated paths of files uploaded in files');
+  const absent = uploads.find(({ name }) => !uploaded.has(name));
+  if (absent !== undefined) throw captureErrors.invalidParameter('pdf_attachments', `Invalid parameter 'pdf_attachments': no file '${absent.name}' in files`, 'comma-separated paths of files uploaded in files, or http(s) URLs');
 }
 
 /**
