@@ -5,8 +5,11 @@
  */
 import type { MetadataAnswer, PageLink, ScrapedElement, ScrapeRule } from '../../src/core/page-content.js';
 
-/** Every `<a href>` (inside `selector`'s elements when given), absolute, first of each URL, fragment-only ones left out. */
-export function linksInPage({ selector, max, maxText }: { selector?: string; max: number; maxText: number }): { links: PageLink[]; truncated: boolean } | { invalidSelector: true } {
+/**
+ * Every `<a href>` (inside `selector`'s elements when given), absolute, first of each URL, fragment-only ones left out:
+ * at most `max` links, and `maxChars` characters of URLs and texts in all (a page can make each URL megabytes long).
+ */
+export function linksInPage({ selector, max, maxText, maxChars }: { selector?: string; max: number; maxText: number; maxChars: number }): { links: PageLink[]; truncated: boolean } | { invalidSelector: true } {
   let roots: ParentNode[];
   try {
     roots = selector === undefined ? [document] : [...document.querySelectorAll(selector)];
@@ -15,6 +18,7 @@ export function linksInPage({ selector, max, maxText }: { selector?: string; max
   }
   const seen = new Set<string>();
   const links: PageLink[] = [];
+  let chars = 0;
   for (const root of roots) {
     for (const anchor of root.querySelectorAll<HTMLAnchorElement>('a[href]')) {
       const href = anchor.getAttribute('href')?.trim() ?? '';
@@ -29,6 +33,8 @@ export function linksInPage({ selector, max, maxText }: { selector?: string; max
       if (links.length >= max) return { links, truncated: true };
       seen.add(url.href);
       const text = (anchor.innerText || anchor.textContent || '').trim().replace(/\s+/g, ' ').slice(0, maxText);
+      chars += url.href.length + text.length;
+      if (chars > maxChars) return { links, truncated: true };
       links.push({ url: url.href, text, rel: anchor.getAttribute('rel'), same_origin: url.origin === location.origin });
     }
   }
@@ -126,13 +132,20 @@ export function metadataInPage({ maxJsonLdChars, maxText, maxUrl, maxProperties 
   return { ...answer, truncated };
 }
 
-/** Each rule's elements: text, inner HTML, attributes (those named, or all) and box in page coordinates. */
-export function scrapeInPage({ rules, maxElements, maxChars }: { rules: ScrapeRule[]; maxElements: number; maxChars: number }): { results: { selector: string; elements: ScrapedElement[] }[]; truncated: boolean } | { invalidSelector: number } {
+/**
+ * Each rule's elements: text, inner HTML, attributes (those named, or all) and box in page coordinates. Each text at
+ * most `maxChars`, and `maxTotalChars` in all: twenty rules of a thousand nested elements would otherwise answer
+ * gigabytes (each element's HTML holds its descendants').
+ */
+export function scrapeInPage({ rules, maxElements, maxChars, maxTotalChars }: { rules: ScrapeRule[]; maxElements: number; maxChars: number; maxTotalChars: number }): { results: { selector: string; elements: ScrapedElement[] }[]; truncated: boolean } | { invalidSelector: number } {
   let truncated = false;
+  let left = maxTotalChars;
   const clip = (text: string): string => {
-    if (text.length <= maxChars) return text;
-    truncated = true;
-    return text.slice(0, maxChars);
+    const max = Math.min(maxChars, left);
+    if (text.length > max) truncated = true;
+    const kept = text.length > max ? text.slice(0, max) : text;
+    left -= kept.length;
+    return kept;
   };
   const results: { selector: string; elements: ScrapedElement[] }[] = [];
   for (const [index, { selector, attributes }] of rules.entries()) {
@@ -143,17 +156,22 @@ export function scrapeInPage({ rules, maxElements, maxChars }: { rules: ScrapeRu
       return { invalidSelector: index };
     }
     if (matched.length > maxElements) truncated = true;
-    const elements = matched.slice(0, maxElements).map((element) => {
+    const elements: ScrapedElement[] = [];
+    for (const element of matched.slice(0, maxElements)) {
+      // Elements past the budget are not read at all (their HTML alone can be large to make).
+      if (left <= 0) {
+        truncated = true;
+        break;
+      }
       const rect = element.getBoundingClientRect();
-      const names = attributes ?? element.getAttributeNames();
       const values: Record<string, string> = {};
-      for (const name of names) {
+      for (const name of attributes ?? element.getAttributeNames()) {
         const value = element.getAttribute(name);
-        if (value !== null) values[name] = clip(value);
+        if (value !== null) values[clip(name)] = clip(value);
       }
       const text = element instanceof HTMLElement ? element.innerText : (element.textContent ?? '');
-      return { text: clip(text.trim()), html: clip(element.innerHTML), attributes: values, box: { x: rect.x + scrollX, y: rect.y + scrollY, width: rect.width, height: rect.height } };
-    });
+      elements.push({ text: clip(text.trim()), html: clip(element.innerHTML), attributes: values, box: { x: rect.x + scrollX, y: rect.y + scrollY, width: rect.width, height: rect.height } });
+    }
     results.push({ selector, elements });
   }
   return { results, truncated };

@@ -11,7 +11,7 @@ import { pageLibraries } from './page-libraries.js';
  * cut and flagged `truncated` (a JSON field; a text output's capture reports it in `incomplete`).
  */
 export const OUTPUT_LIMITS = {
-  /** Characters of Markdown, HTML, text or an ARIA snapshot. */
+  /** Characters of Markdown, HTML, text or an ARIA snapshot; of all the URLs and texts of `links`; of all the texts, HTML and attributes of `scrape`. */
   maxChars: 5_000_000,
   /** Links of `format=links`. */
   maxLinks: 10_000,
@@ -74,7 +74,7 @@ export async function pageOutput(page: Page, format: ContentFormat, options: Pag
       return { data: Buffer.from(text), truncated };
     }
     case 'links': {
-      const answer = await page.evaluate(linksInPage, { selector: options.linksSelector, max: OUTPUT_LIMITS.maxLinks, maxText: OUTPUT_LIMITS.maxLinkText });
+      const answer = await page.evaluate(linksInPage, { selector: options.linksSelector, max: OUTPUT_LIMITS.maxLinks, maxText: OUTPUT_LIMITS.maxLinkText, maxChars: OUTPUT_LIMITS.maxChars });
       if ('invalidSelector' in answer) throw invalidSelector('links_selector', options.linksSelector);
       return json({ links: answer.links, ...(answer.truncated ? { truncated: true } : {}) }, answer.truncated);
     }
@@ -91,7 +91,7 @@ export async function pageOutput(page: Page, format: ContentFormat, options: Pag
       return ariaSnapshot(page, options);
     case 'scrape': {
       const rules = options.scrape ?? [];
-      const answer = await page.evaluate(scrapeInPage, { rules, maxElements: OUTPUT_LIMITS.maxScrapeElements, maxChars: OUTPUT_LIMITS.maxScrapeChars });
+      const answer = await page.evaluate(scrapeInPage, { rules, maxElements: OUTPUT_LIMITS.maxScrapeElements, maxChars: OUTPUT_LIMITS.maxScrapeChars, maxTotalChars: OUTPUT_LIMITS.maxChars });
       if ('invalidSelector' in answer) throw invalidSelector(`scrape[${answer.invalidSelector}].selector`, rules[answer.invalidSelector]?.selector);
       return json({ results: answer.results, ...(answer.truncated ? { truncated: true } : {}) }, answer.truncated);
     }

@@ -13,6 +13,8 @@ import { optimizeWithGhostscript } from './optimize.js';
 import { signingKeyOf, signPdf, type SigningKey } from './sign.js';
 import { splitPdf, zipOf } from './split.js';
 import { SPLIT_FILE_PREFIX } from '../../src/core/schema/pdf-finish-params.js';
+import { joinParts } from './merge.js';
+import { wantsMetadata, withMetadata } from '../scenario-static/pdf-metadata.js';
 
 export type { PdfToolPaths } from './find-tools.js';
 
@@ -43,7 +45,7 @@ function qpdfPassOf(params: CaptureParams): QpdfPass {
 }
 
 /**
- * What is done to the printed PDF before it is stored, in this order: PDF/UA marks (pdf-lib, on
+ * What is done to the printed PDF before it is stored, in this order: pdf_merge's parts joined (qpdf, pdf-lib's outline), PDF/UA marks (pdf-lib, on
  * Chromium's tagged file), PDF/A or pdf_optimize (Ghostscript), the e-invoice and the attachments (pdf-lib), one qpdf pass that rotates, flattens, linearizes
  * and encrypts (nothing can read the file after it), or else the signature (nothing may change the file after it), and last pdf_split (qpdf). Each tool runs inside the capture, so within its queue slot and its deadline, in a
  * temp dir removed afterwards, killed when the capture is aborted.
@@ -120,12 +122,22 @@ export function pdfFinish(options: PdfFinishOptions = {}): CapturePlugin {
     ctx.output = { format: 'pdf', size: pdf.length, data: pdf };
   };
 
+  /** pdf_merge's parts joined into the one PDF the finishing stage takes, with the request's document information. */
+  const merge = async (ctx: CaptureContext): Promise<void> => {
+    if (!tempDir) throw new CaptureError('INTERNAL_ERROR', 'pdf-finish has no temporary directory');
+    const [binary, dir, parts] = [await qpdf(), tempDir, ctx.merged ?? []];
+    const joined = await inTempDir(dir, (jobDir) => joinParts(parts, ctx.document, ctx.params, { qpdf: binary, dir: jobDir, signal: ctx.signal, timeoutMs: ctx.remaining() }));
+    const data = wantsMetadata(ctx.params) ? await withMetadata(joined, ctx.params) : joined;
+    ctx.output = { format: 'pdf', size: data.length, data };
+  };
+
   return {
     name: 'pdf-finish',
     setup(host) {
       tempDir ??= host.options.tempDir;
     },
     stages: [
+      { name: 'merge', phase: 'encode', leavesContextState: false, when: (params) => params.pdf_merge !== undefined, run: merge },
       {
         name: 'finish',
         phase: 'encode',

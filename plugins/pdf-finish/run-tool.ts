@@ -15,8 +15,8 @@ export interface ToolRun {
   args: string[];
   /** Working directory: the run's temp dir, so relative paths stay inside it. */
   cwd: string;
-  /** The file the tool writes; checked to exist and be within MAX_TOOL_OUTPUT_BYTES. */
-  output: string;
+  /** The file the tool writes; checked to exist and be within MAX_TOOL_OUTPUT_BYTES. None when the answer is its stdout. */
+  output?: string;
   /** Aborts on the capture's deadline or disconnect: the tool is killed (SIGKILL) and awaited. */
   signal: AbortSignal;
   /** At most this long; the capture's remaining time. */
@@ -25,17 +25,17 @@ export interface ToolRun {
 
 /**
  * Runs a PDF tool to its end or to its kill: bounded in time (the capture's deadline), in what it
- * prints (stdout ignored, stderr's tail kept) and in the file it writes. Exit codes in `okCodes`
+ * prints (stderr's tail kept; stdout's, the answer, when the tool writes no file) and in the file it writes. Exit codes in `okCodes`
  * (qpdf's 3 is "succeeded with warnings") count as success.
  */
-export async function runTool(run: ToolRun, okCodes: readonly number[] = [0]): Promise<void> {
+export async function runTool(run: ToolRun, okCodes: readonly number[] = [0]): Promise<string> {
   throwIfAborted(run.signal);
   // Loaded by the first finished PDF only: a plain capture never needs it (test/cli/cold-path).
   const { execa } = await import('execa');
   const child = execa(run.binary, run.args, {
     cwd: run.cwd,
     stdin: 'ignore',
-    stdout: 'ignore',
+    stdout: run.output === undefined ? 'pipe' : 'ignore',
     stderr: 'pipe',
     buffer: false,
     reject: false,
@@ -47,7 +47,10 @@ export async function runTool(run: ToolRun, okCodes: readonly number[] = [0]): P
     extendEnv: true,
     windowsHide: true,
   });
-  let stderr = '';
+  let [stdout, stderr] = ['', ''];
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout = (stdout + chunk.toString()).slice(-STDERR_TAIL);
+  });
   child.stderr.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-STDERR_TAIL);
   });
@@ -55,9 +58,11 @@ export async function runTool(run: ToolRun, okCodes: readonly number[] = [0]): P
   throwIfAborted(run.signal);
   const ok = !result.timedOut && result.signal === undefined && okCodes.includes(result.exitCode ?? -1);
   if (!ok) throw toolFailed(run, result, stderr);
+  if (run.output === undefined) return stdout;
   const written = await stat(run.output).catch(() => undefined);
   if (!written || written.size === 0) throw toolFailed(run, result, `${stderr} (no output written)`);
   if (written.size > MAX_TOOL_OUTPUT_BYTES) throw toolFailed(run, result, `output larger than ${MAX_TOOL_OUTPUT_BYTES} bytes`);
+  return '';
 }
 
 /** A temp dir under `parent` for `work`, removed afterwards whatever happened. */

@@ -36,6 +36,7 @@ export function pdfLimitWatcher(params: Pick<CaptureParams, 'pdf_max_pages' | 'p
   };
 }
 
-function tooLarge(param: 'pdf_max_pages' | 'pdf_max_bytes', message: string, max: number): CaptureError {
+/** 413 naming the limit passed, and how to stay within it. */
+export function tooLarge(param: 'pdf_max_pages' | 'pdf_max_bytes', message: string, max: number): CaptureError {
   return new CaptureError('PAYLOAD_TOO_LARGE', `${message}: print fewer pages (pdf_page_ranges) or ask for a larger limit, up to your tier's`, { details: { param, max } });
 }

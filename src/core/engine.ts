@@ -25,6 +25,8 @@ import { injectedUrls } from './schema/injection-params.js';
 import { withDownloads } from './document/downloads.js';
 import { fetchedAttachments } from './document/attachment-downloads.js';
 import { drawnFrameByFrame } from './video-clock.js';
+import { mergedUrls, mergeParts } from './schema/merge-parts.js';
+import { runMerge } from './run-merge.js';
 import type { VideoClock } from './schema/video-params.js';
 
 /** `beforeNavigation` and `beforeCapture` (see `CaptureHooks`) are the library's only: they cannot travel over HTTP. */
@@ -55,7 +57,7 @@ export interface CaptureOptions extends CaptureHooks {
 
 /** What a capture makes the page load besides its target: refused addresses are refused before a browser is taken. */
 function loadedUrls(params: CaptureParams): string[] {
-  return [...injectedUrls(params.script_urls), ...injectedUrls(params.style_urls), ...(params.download_from ?? []).map(({ url }) => url)];
+  return [...injectedUrls(params.script_urls), ...injectedUrls(params.style_urls), ...(params.download_from ?? []).map(({ url }) => url), ...mergedUrls(params)];
 }
 
 /**
@@ -174,7 +176,8 @@ export class CaptureEngine {
           timings.queue = performance.now() - waitingSince;
           waiting?.end();
           waiting = undefined;
-          return runCapture({ id, params, document, attachments, deadline, lease, pipeline: this.pipeline, log: this.options.log, observer: this.observer, timings, trace: captureContext, onProgress: options.onProgress, hooks: { beforeNavigation: options.beforeNavigation, beforeCapture: options.beforeCapture } });
+          const run = { id, params, document, attachments, deadline, lease, pipeline: this.pipeline, log: this.options.log, observer: this.observer, timings, trace: captureContext, onProgress: options.onProgress, hooks: { beforeNavigation: options.beforeNavigation, beforeCapture: options.beforeCapture } };
+          return params.pdf_merge === undefined ? runCapture(run) : runMerge(run, mergeParts(params, parseCaptureParams), this.egress);
         },
         {
           viewport: { width: params.viewport_width, height: params.viewport_height },

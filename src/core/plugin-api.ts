@@ -56,6 +56,18 @@ export interface EncodedOutput {
   clippedFrom?: number;
 }
 
+/** A part of pdf_merge to be joined: printed (its bytes or temporary file), or an uploaded PDF. */
+export interface MergedPart {
+  /** Its place in pdf_merge, which errors name. */
+  index: number;
+  /** The title of its outline entry. */
+  title: string;
+  data?: Buffer;
+  path?: string;
+  /** An uploaded PDF joined as it is: its path in the document's files. */
+  file?: string;
+}
+
 /** `metadata=true`: what the page says about itself, as `format=metadata` answers it, and `og_image` as it always had. */
 export type PageMetadata = MetadataAnswer & {
   /** `open_graph.image`: the older field's name, kept. */
@@ -79,6 +91,8 @@ export interface CaptureContext {
   readonly document?: CaptureDocument;
   /** The files `pdf_attachments` names by URL, fetched before the capture, by the name each takes in the PDF. */
   readonly attachments?: ReadonlyMap<string, DocumentAsset>;
+  /** pdf_merge: its parts, printed in order before this run, for the stage that joins them. */
+  readonly merged?: readonly MergedPart[];
   /** Aborts on the capture's deadline or a client disconnect; pass it to every wait. */
   readonly signal: AbortSignal;
   /** Milliseconds left in the capture's budget. */

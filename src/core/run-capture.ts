@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import { PHASES, type CaptureContext } from './plugin-api.js';
+import { PHASES, type CaptureContext, type MergedPart, type Phase } from './plugin-api.js';
 import type { RunOutcome } from './capture-result.js';
 import type { PhaseTimings } from './phases.js';
 import type { CaptureParams } from './schema/capture-params.js';
@@ -35,6 +35,10 @@ export interface CaptureRun {
   onProgress?: ProgressListener;
   /** The library caller's functions on the page, run before the navigate and capture phases. */
   hooks?: CaptureHooks;
+  /** The phases run, in their order (a pdf_merge part stops before store; the merge itself starts at encode). */
+  phases?: readonly Phase[];
+  /** pdf_merge: the printed parts the merge joins. */
+  merged?: readonly MergedPart[];
 }
 
 
@@ -42,7 +46,7 @@ export interface CaptureRun {
  * Runs one capture through the phases in one browser context. Every stage gets the capture's
  * signal; cleanups registered with `ctx.defer()` run in reverse order whatever happened.
  */
-export async function runCapture({ id, params, document, attachments, deadline, lease, pipeline, log, observer, timings, trace, onProgress, hooks = {} }: CaptureRun): Promise<RunOutcome> {
+export async function runCapture({ id, params, document, attachments, deadline, lease, pipeline, log, observer, timings, trace, onProgress, hooks = {}, phases = PHASES, merged }: CaptureRun): Promise<RunOutcome> {
   const cleanups: (() => unknown)[] = [];
   // A crashed renderer leaves pending calls hanging until the deadline; end this capture at once.
   const crashed = new AbortController();
@@ -56,6 +60,7 @@ export async function runCapture({ id, params, document, attachments, deadline, 
     target: document?.url ?? (params.url as string),
     document,
     attachments,
+    merged,
     signal,
     remaining: deadline.remaining,
     budget: deadline.share,
@@ -72,7 +77,7 @@ export async function runCapture({ id, params, document, attachments, deadline, 
   };
   let handedOver = false;
   try {
-    for (const phase of PHASES) {
+    for (const phase of phases) {
       const started = performance.now();
       tellProgress(onProgress, { phase });
       // A video's frames are made as the encoder takes them: counting them is its progress.

@@ -19,7 +19,7 @@ const prefixed =
 
 export const PARAM_GROUPS: readonly ParamGroup[] = [
   { title: 'Page and output', open: true, has: named('url', 'format', 'viewport_width', 'viewport_height', 'full_page', 'device', 'quality', 'response_type') },
-  { title: 'Documents instead of a URL', open: false, has: (name) => prefixed('html', 'markdown')(name) || name === 'download_from' },
+  { title: 'Documents instead of a URL', open: false, has: (name) => prefixed('html', 'markdown')(name) || name === 'download_from' || name === 'pdf_merge' },
   { title: 'What the page says', open: false, has: named('content', 'links_selector', 'scrape', 'outputs') },
   { title: 'Image', open: false, has: (name) => prefixed('image_', 'clip_', 'full_page_')(name) || named('omit_background', 'device_scale_factor', 'caret', 'mask', 'mask_color', 'inset')(name) },
   { title: 'Element', open: false, has: (name) => prefixed('selector', 'scroll_into_view', 'hide_')(name) || named('padding', 'click')(name) },

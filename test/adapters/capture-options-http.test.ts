@@ -7,6 +7,7 @@ import { startFixtureServer, type FixtureServer } from '../helpers/fixture-serve
 import { isBuilt, startBuiltService, type BuiltService, killLeftoverBuiltProcesses } from '../helpers/built-service.js';
 import { decode, near } from '../helpers/pixels.js';
 import { readPdf } from '../helpers/pdf.js';
+import { PDFDict, PDFDocument, PDFHexString, PDFName } from '@cantoo/pdf-lib';
 import { probe, frameAt, VIDEO_ROUTES } from '../plugins/video-fixtures.js';
 
 // A test that fails before stopping its service leaves it running: kill what is left.
@@ -371,6 +372,23 @@ describe.skipIf(!isBuilt())('capture options over HTTP (npm start)', () => {
     const tall = readPdf(await bytes(await get('/bands?count=6', { format: 'pdf' }), 'application/pdf'));
     expect(tall.pages.length).toBeGreaterThan(3);
     await refused('/solid', { format: 'pdf', scenario: 'scroll' }, { code: 'INCOMPATIBLE_PARAMETERS', params: ['format', 'scenario'] });
+  });
+
+  it('pdf_merge: the urls printed in order into one PDF, each on its own paper, under an outline entry titled by its url when its page has no title', async () => {
+    const green = fixtures.url('/solid?color=%2300ff00');
+    const body = JSON.stringify({ pdf_merge: [{ url: green }, { url: fixtures.url('/bands?count=6'), params: { pdf_paper: 'Letter', pdf_landscape: true, pdf_title: 'Bands' } }, { html: '<title>Last</title><p>the end</p>' }] });
+    const response = await fetch(`${service.origin}/api/v1/capture`, { method: 'POST', headers: { 'X-API-Key': KEY, 'Content-Type': 'application/json' }, body });
+    const merged = await PDFDocument.load(await bytes(response, 'application/pdf'), { updateMetadata: false });
+    const sizes = merged.getPages().map((page) => [Math.round(page.getWidth()), Math.round(page.getHeight())]);
+    expect(sizes[0]).toEqual([596, 842]);
+    expect(sizes.at(-1)).toEqual([596, 842]);
+    const letter = sizes.slice(1, -1);
+    expect(letter.length).toBeGreaterThan(1);
+    expect(new Set(letter.map(String))).toEqual(new Set(['792,612']));
+    const titles: string[] = [];
+    const outlines = merged.catalog.lookup(PDFName.of('Outlines'), PDFDict);
+    for (let item = outlines.lookupMaybe(PDFName.of('First'), PDFDict); item; item = item.lookupMaybe(PDFName.of('Next'), PDFDict)) titles.push(item.lookup(PDFName.of('Title'), PDFHexString).decodeText());
+    expect(titles).toEqual([green, 'Bands', 'Last']);
   });
 
   it('fps, scroll_start_delay, scroll_back, scroll_easing: the video\'s rate, a held start and a return to the top', async () => {

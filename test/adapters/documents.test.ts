@@ -5,7 +5,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { PDFDict, PDFDocument, PDFName, PDFString, PDFHexString } from '@cantoo/pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFString, PDFHexString } from '@cantoo/pdf-lib';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { isBuilt, killLeftoverBuiltProcesses, startBuiltService, type BuiltService } from '../helpers/built-service.js';
 import { decode, MAGIC, near, type DecodedImage } from '../helpers/pixels.js';
@@ -496,6 +496,47 @@ describe.skipIf(!isBuilt())('PDF finishing over HTTP (npm start)', () => {
     expect(text(2)).toMatch(/PAID[\s\S]*DRAFT|DRAFT[\s\S]*PAID/);
     expect(lockedInfo(pdf, 'open sesame')).toMatch(/Optimized:\s+yes/);
     expect(qpdfChecks(pdf, '--password=open sesame')).toBe(true);
+  });
+
+  it('merges html, Markdown, an uploaded page and an uploaded PDF into one finished PDF: each part\'s pages in order under its outline entry', async () => {
+    const cover = await bytesOf(await postJson({ html: sections(2), format: 'pdf' }));
+    const form = new FormData();
+    const parts = [{ html: sections(3), params: { pdf_title: 'Three sections' } }, { markdown: '# Notes\n\nOne page of Markdown.' }, { file: 'annex.html', params: { pdf_landscape: true } }, { file: 'cover.pdf' }];
+    for (const [name, value] of Object.entries({ pdf_merge: JSON.stringify(parts), pdf_stamp: 'MERGED', pdf_title: 'The whole' })) form.append(name, value);
+    form.append(...upload('annex.html', '<!doctype html><title>Annex</title><link rel="stylesheet" href="annex.css"><p>Annex text</p>', 'text/html'));
+    form.append(...upload('annex.css', 'p { font-size: 30px }', 'text/css'));
+    form.append(...upload('cover.pdf', cover, 'application/pdf'));
+    const pdf = await bytesOf(await postForm(form));
+    const document = await PDFDocument.load(pdf, { updateMetadata: false });
+    const refs = document.getPages().map((page) => page.ref.toString());
+    const entries: [string, number][] = [];
+    const outlines = document.catalog.lookup(PDFName.of('Outlines'), PDFDict);
+    for (let item = outlines.lookupMaybe(PDFName.of('First'), PDFDict); item; item = item.lookupMaybe(PDFName.of('Next'), PDFDict)) {
+      const destination = item.lookup(PDFName.of('Dest'), PDFArray);
+      entries.push([item.lookup(PDFName.of('Title'), PDFHexString).decodeText(), refs.indexOf(destination.get(0).toString()) + 1]);
+    }
+    // 3 sections, 1 page of Markdown, the landscape annex, the 2-page upload as it was.
+    expect(entries).toEqual([['Three sections', 1], ['Notes', 4], ['Annex', 5], ['cover.pdf', 6]]);
+    expect(pages(pdf)).toBe(7);
+    const sizes = document.getPages().map((page) => page.getWidth() > page.getHeight());
+    expect(sizes).toEqual([false, false, false, false, true, false, false]);
+    expect([pageText(pdf, 3), pageText(pdf, 4), pageText(pdf, 5), pageText(pdf, 7)]).toEqual([expect.stringContaining('Section 3'), expect.stringContaining('One page of Markdown'), expect.stringContaining('Annex text'), expect.stringContaining('Section 2')]);
+    // The finishing and the document information are the merged document's: the stamp on every page.
+    for (const page of [1, 6]) expect(pageText(pdf, page)).toContain('MERGED');
+    expect(pdfInfo(pdf).Title).toBe('The whole');
+  });
+
+  it('holds a merge to the limits and checks of a capture: the egress guard for each url, pdf_max_pages for the whole, layout-only part params', async () => {
+    const refusedWith = async (response: Response): Promise<unknown> => [response.status, await response.json()];
+    const hits = loopbackHits.length;
+    expect(await refusedWith(await postJson({ pdf_merge: [{ html: '<p>x</p>' }, { url: fixtures.url('/secret.css') }] }))).toMatchObject([403, { code: 'URL_NOT_ALLOWED' }]);
+    expect(loopbackHits.length).toBe(hits);
+    expect(await refusedWith(await postJson({ pdf_merge: [{ html: sections(2) }, { html: sections(2) }], pdf_max_pages: 3 }))).toMatchObject([413, { code: 'PAYLOAD_TOO_LARGE', param: 'pdf_max_pages' }]);
+    expect(await refusedWith(await postJson({ pdf_merge: [{ html: '<p>x</p>' }, { html: '<p>y</p>', params: { javascript: false } }] }))).toMatchObject([400, { code: 'INVALID_PARAMETER', param: 'pdf_merge[1].params.javascript' }]);
+    const notPdf = new FormData();
+    notPdf.append('pdf_merge', JSON.stringify([{ html: '<p>x</p>' }, { file: 'fake.pdf' }]));
+    notPdf.append(...upload('fake.pdf', 'not a PDF at all', 'application/pdf'));
+    expect(await refusedWith(await postForm(notPdf))).toMatchObject([400, { code: 'INVALID_PARAMETER', param: 'pdf_merge[1].file' }]);
   });
 
   it('splits into the asked ranges: a ZIP, or with response_type=json the stored files and their pages', async () => {

@@ -240,7 +240,7 @@ describe('request schema', () => {
   it('exports a JSON Schema with every parameter', () => {
     const schema = captureParamsJsonSchema() as { properties: Record<string, unknown>; oneOf: { required: string[] }[] };
     expect(Object.keys(schema.properties).sort()).toEqual([...PARAM_NAMES].sort());
-    expect(schema.oneOf).toEqual([{ required: ['url'] }, { required: ['html'] }, { required: ['markdown'] }, { required: ['files'] }]);
+    expect(schema.oneOf).toEqual([{ required: ['url'] }, { required: ['html'] }, { required: ['markdown'] }, { required: ['files'], not: { required: ['pdf_merge'] } }, { required: ['pdf_merge'] }]);
   });
 
   it('takes exactly one of url, html, markdown and files', () => {

@@ -116,6 +116,16 @@ meta('name','description','d'.repeat(1e6));for(let i=0;i<500;i++)meta('property'
 link('canonical','/'+'c'.repeat(1e6));link('icon','/'+'i'.repeat(1e5)+'.png');document.documentElement.lang='l'.repeat(1e5);
 </script></head><body>head</body>`);
   },
+  // 1,000 nested divs over 200,000 characters: each div's text and HTML hold all of it.
+  '/deep-text': (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+    res.end(`<!doctype html><body><script>let d=document.body;for(let i=0;i<1000;i++){const c=document.createElement('div');d.append(c);d=c}d.textContent='x'.repeat(2e5)</script></body>`);
+  },
+  // 1,000 links of 20,000-character URLs each.
+  '/long-links': (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+    res.end(`<!doctype html><body><script>const long='u'.repeat(2e4);for(let i=0;i<1000;i++){const a=document.createElement('a');a.href='/'+i+long;a.textContent='l';document.body.append(a)}</script></body>`);
+  },
   '/huge-text': (_req, res, query) => {
     const mb = Number(query.get('mb') ?? 10);
     res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });

@@ -153,6 +153,18 @@ describe('what a settled page says (library)', () => {
     expect(text.length).toBeLessThan(300_000);
   });
 
+  // Without a budget in all, twenty rules of 'div' over these nested divs would answer gigabytes.
+  it('bounds: links and scrape stop at 5 M characters in all, flagged', async () => {
+    const links = await read({ url: fixtures.url('/long-links'), format: 'links' });
+    const linked = JSON.parse(links.text) as { links: unknown[]; truncated?: true };
+    expect([linked.links.length > 0, linked.links.length < 1000, linked.truncated]).toEqual([true, true, true]);
+    expect(links.text.length).toBeLessThan(OUTPUT_LIMITS.maxChars + 100_000);
+    const scrape = await read({ url: fixtures.url('/deep-text'), format: 'scrape', scrape: JSON.stringify(Array.from({ length: 20 }, () => ({ selector: 'div' }))) });
+    const scraped = JSON.parse(scrape.text) as ScrapeAnswer;
+    expect([scraped.results.length, scraped.results[0]?.elements[0]?.html.length, scraped.truncated]).toEqual([20, OUTPUT_LIMITS.maxScrapeChars, true]);
+    expect(scrape.text.length).toBeLessThan(OUTPUT_LIMITS.maxChars + 100_000);
+  });
+
   it('bounds: text past 5 M characters is cut, flagged', async () => {
     const huge = await read({ url: fixtures.url('/huge-text?mb=12'), format: 'markdown', content: 'full' });
     expect(huge.text.length).toBe(OUTPUT_LIMITS.maxChars);

@@ -47,6 +47,17 @@ export async function documentOf(params: CaptureParams, signal?: AbortSignal, up
   return served(assets);
 }
 
+/**
+ * The document opened at one of its files instead of its index (a pdf_merge part's upload), the
+ * other files its assets: a page as it is, Markdown rendered in its place.
+ */
+export async function documentAt(document: CaptureDocument, path: string, template: string | undefined, signal?: AbortSignal): Promise<CaptureDocument> {
+  const assets = new Map(document.assets);
+  const entry = assets.get(path);
+  if (entry && posix.extname(path).toLowerCase() === '.md') assets.set(path, page(await markdownPage((await bytesOf(entry)).toString('utf8'), template, signal)));
+  return { url: `${DOCUMENT_ORIGIN}/${path.split('/').map(encodeURIComponent).join('/')}`, assets };
+}
+
 /** An asset's bytes, read from disk for an upload. */
 export function bytesOf(asset: DocumentAsset): Promise<Buffer> {
   return asset.path === undefined ? Promise.resolve(asset.body) : readFile(asset.path);

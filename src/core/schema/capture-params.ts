@@ -4,7 +4,7 @@ import { CaptureError } from '../errors/catalogue.js';
 import { captureErrors } from '../errors/factories.js';
 import { ALLOWED_TEXT, PAGE_OPTION_CHECKS, PAGE_OPTION_READERS } from './page-option-params.js';
 import { applyImpliedDefaults, checkCombinations } from './parameter-rules.js';
-import { DOCUMENT_ALLOWED_TEXT, DOCUMENT_CHECKS, DOCUMENT_READERS, INPUT_PARAMS } from './document-params.js';
+import { DOCUMENT_ALLOWED_TEXT, DOCUMENT_CHECKS, DOCUMENT_READERS, hasEntryFile, INPUT_PARAMS, type DocumentFileParam } from './document-params.js';
 import { READINESS_ALLOWED_TEXT, READINESS_CHECKS } from './readiness-params.js';
 import { BLOCKING_ALLOWED_TEXT, BLOCKING_CHECKS } from './blocking-params.js';
 import { ACTION_ALLOWED_TEXT, ACTION_CHECKS, ACTION_READERS } from './action-params.js';
@@ -17,6 +17,8 @@ import { INJECTION_ALLOWED_TEXT, INJECTION_CHECKS } from './injection-params.js'
 import { INTERCEPT_ALLOWED_TEXT, INTERCEPT_CHECKS, INTERCEPT_READERS } from './intercept-params.js';
 import { MEDIA_FEATURE_ALLOWED_TEXT, MEDIA_FEATURE_CHECKS, MEDIA_FEATURE_READERS } from './media-feature-params.js';
 import { CaptureParamsSchema, PARAM_NAMES, type CaptureParams } from './capture-schema.js';
+import { checkMergeRequest, PDF_MERGE_ALLOWED_TEXT, PDF_MERGE_READERS } from './pdf-merge-params.js';
+import { mergeParts } from './merge-parts.js';
 
 export { CaptureParamsSchema, PARAM_NAMES, PDF_PAPER_INCHES, WAIT_UNTIL, type CaptureParams, type CaptureInput } from './capture-schema.js';
 
@@ -35,7 +37,7 @@ const takesArray = (schema: PropertySchema): boolean => schema.type === 'array' 
 
 /** `format=jpeg`, as other screenshot services and MIME types spell it, is `jpg`. */
 const readFormat = (value: unknown): unknown => (typeof value === 'string' && value.toLowerCase() === 'jpeg' ? 'jpg' : value);
-const READERS: Record<string, ((value: unknown) => unknown) | undefined> = { ...PAGE_OPTION_READERS, ...SHOT_READERS, ...PDF_READERS, ...HEADER_SCOPE_READERS, ...MEDIA_FEATURE_READERS, ...DOWNLOAD_READERS, ...INTERCEPT_READERS, ...DOCUMENT_READERS, ...ACTION_READERS, ...OUTPUT_READERS, format: readFormat };
+const READERS: Record<string, ((value: unknown) => unknown) | undefined> = { ...PAGE_OPTION_READERS, ...SHOT_READERS, ...PDF_READERS, ...HEADER_SCOPE_READERS, ...MEDIA_FEATURE_READERS, ...DOWNLOAD_READERS, ...INTERCEPT_READERS, ...DOCUMENT_READERS, ...ACTION_READERS, ...OUTPUT_READERS, ...PDF_MERGE_READERS, format: readFormat };
 const CHECKS: Record<string, ((value: never) => string | undefined) | undefined> = { ...PAGE_OPTION_CHECKS, ...SHOT_CHECKS, ...MEDIA_FEATURE_CHECKS, ...DOWNLOAD_CHECKS, ...PDF_CHECKS, ...HEADER_SCOPE_CHECKS, ...INTERCEPT_CHECKS, ...INJECTION_CHECKS, ...DOCUMENT_CHECKS, ...READINESS_CHECKS, ...BLOCKING_CHECKS, ...ACTION_CHECKS, ...OUTPUT_CHECKS };
 
 const INTEGER = /^-?\d+$/;
@@ -45,7 +47,7 @@ const NUMBER = /^-?(?:\d+\.?\d*|\.\d+)$/;
 export function allowedFor(name: keyof CaptureParams): string {
   const schema = CaptureParamsSchema.properties[name] as PropertySchema;
   if (name === 'url') return 'http or https URL of at most 8192 characters';
-  const text = { ...ALLOWED_TEXT, ...SHOT_ALLOWED_TEXT, ...PDF_ALLOWED_TEXT, ...MEDIA_FEATURE_ALLOWED_TEXT, ...DOWNLOAD_ALLOWED_TEXT, ...HEADER_SCOPE_ALLOWED_TEXT, ...INTERCEPT_ALLOWED_TEXT, ...INJECTION_ALLOWED_TEXT, ...DOCUMENT_ALLOWED_TEXT, ...READINESS_ALLOWED_TEXT, ...BLOCKING_ALLOWED_TEXT, ...ACTION_ALLOWED_TEXT, ...OUTPUT_ALLOWED_TEXT }[name as string];
+  const text = { ...ALLOWED_TEXT, ...SHOT_ALLOWED_TEXT, ...PDF_ALLOWED_TEXT, ...MEDIA_FEATURE_ALLOWED_TEXT, ...DOWNLOAD_ALLOWED_TEXT, ...HEADER_SCOPE_ALLOWED_TEXT, ...INTERCEPT_ALLOWED_TEXT, ...INJECTION_ALLOWED_TEXT, ...DOCUMENT_ALLOWED_TEXT, ...READINESS_ALLOWED_TEXT, ...BLOCKING_ALLOWED_TEXT, ...ACTION_ALLOWED_TEXT, ...OUTPUT_ALLOWED_TEXT, ...PDF_MERGE_ALLOWED_TEXT }[name as string];
   if (text !== undefined) return text;
   if (schema.enum) return schema.enum.join(', ');
   if (schema.type === 'boolean') return 'true, false';
@@ -105,12 +107,13 @@ export function parseCaptureParams(raw: Readonly<Record<string, unknown>>): Capt
   }
 
   const inputs = INPUT_PARAMS.filter((name) => given.has(name) && given.get(name) !== '');
+  if (given.has('pdf_merge')) checkMergeRequest(given, inputs);
   // Downloads alone are files too: their own rules say what they need.
-  if (inputs.length !== 1 && !(inputs.length === 0 && given.has('download_from'))) {
+  else if (inputs.length !== 1 && !(inputs.length === 0 && given.has('download_from'))) {
     const name = inputs[1] ?? 'url';
     const problem = inputs.length === 0 ? 'missing' : `give one of url, html, markdown or files, not both ${inputs[0]} and ${name}`;
     throw captureErrors.invalidParameter(name, `Invalid parameter '${name}': ${problem}`, 'exactly one of url, html, markdown or files');
-  }
+  } else if (given.has('files') && !hasEntryFile(given.get('files') as DocumentFileParam[])) throw invalid('files', 'an index.html or index.md is needed');
   applyImpliedDefaults(given);
   checkCombinations(given, invalid);
 
@@ -120,6 +123,8 @@ export function parseCaptureParams(raw: Readonly<Record<string, unknown>>): Capt
     if (value !== undefined) params[name] = value;
   }
   const parsed = Object.freeze({ ...params }) as CaptureParams;
+  // Each part read as a request of its own: refused now, before any browser work.
+  if (parsed.pdf_merge !== undefined) mergeParts(parsed, parseCaptureParams);
   validated.add(parsed);
   return parsed;
 }
@@ -154,6 +159,7 @@ function describe(value: unknown): string {
 
 /** The request schema as plain JSON Schema (draft 2020-12 compatible), for clients and docs. */
 export function captureParamsJsonSchema(): Record<string, unknown> {
-  const oneInput = INPUT_PARAMS.map((name) => ({ required: [name] }));
+  // pdf_merge is the whole document, its uploads the files its parts name.
+  const oneInput = [...INPUT_PARAMS.map((name) => (name === 'files' ? { required: [name], not: { required: ['pdf_merge'] } } : { required: [name] })), { required: ['pdf_merge'] }];
   return JSON.parse(JSON.stringify({ ...CaptureParamsSchema, oneOf: oneInput })) as Record<string, unknown>;
 }

@@ -8,6 +8,7 @@ import { VIDEO_CONTROL_PROPERTIES } from './video-params.js';
 import { ACTION_PROPERTIES } from './action-params.js';
 import { PDF_OPTION_PROPERTIES } from './pdf-params.js';
 import { PDF_FINISH_PROPERTIES } from './pdf-finish-params.js';
+import { PDF_MERGE_PROPERTIES } from './pdf-merge-params.js';
 import { DOCUMENT_PROPERTIES } from './document-params.js';
 import { READINESS_PROPERTIES } from './readiness-params.js';
 import { DOWNLOAD_PROPERTIES } from './download-params.js';
@@ -89,6 +90,7 @@ export const CaptureParamsSchema = Type.Object(
     pdf_print_background: Type.Boolean({ default: true, description: 'Print backgrounds (colours and images) into a pdf.' }),
     ...PDF_OPTION_PROPERTIES,
     ...PDF_FINISH_PROPERTIES,
+    ...PDF_MERGE_PROPERTIES,
     ...VIDEO_CONTROL_PROPERTIES,
     gif_fps: Type.Integer({ minimum: 1, maximum: 30, default: 10, description: 'Frames per second of a gif (at most 30 s long).' }),
     cache: Type.Boolean({

@@ -78,6 +78,9 @@ export function documentPath(name: string): string | undefined {
 
 export const ENTRY_FILES = ['index.html', 'index.md'] as const;
 
+/** Whether files hold a page to open: the document's, unless pdf_merge names its files part by part. */
+export const hasEntryFile = (files: readonly DocumentFileParam[]): boolean => files.some(({ name }) => (ENTRY_FILES as readonly (string | undefined)[]).includes(documentPath(name)));
+
 export const DOCUMENT_CHECKS = {
   files: (files: DocumentFileParam[]): string | undefined => {
     const seen = new Set<string>();
@@ -87,7 +90,6 @@ export const DOCUMENT_CHECKS = {
       if (seen.has(path)) return `file '${path}' is given twice`;
       seen.add(path);
     }
-    if (!ENTRY_FILES.some((entry) => seen.has(entry))) return 'an index.html or index.md is needed';
     return undefined;
   },
   markdown_template: (template: string): string | undefined => (MARKDOWN_PLACEHOLDER.test(template) ? undefined : 'it has no {{ content }} placeholder'),

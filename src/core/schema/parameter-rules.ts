@@ -142,7 +142,7 @@ export function checkCombinations(given: Given, missing: (name: keyof CapturePar
   }
   const paper = (['pdf_paper', 'pdf_width'] as const).find((name) => chosen(given, name));
   if (given.get('pdf_single_page') === true && paper !== undefined) throw incompatible(`pdf_single_page sizes its page to the document; ${paper} chooses a paper: give one`, ['pdf_single_page', paper]);
-  if (given.has('markdown_template') && !rendersMarkdown(given)) {
+  if (given.has('markdown_template') && !rendersMarkdown(given) && !given.has('pdf_merge')) {
     throw incompatible('markdown_template is the page of a Markdown document: it needs markdown, or files with an index.md and no index.html', ['markdown_template', 'markdown']);
   }
   if (given.has('upload_url') && given.get('cache') === true) throw incompatible('upload_url sends each capture to your storage; a cached answer is not captured again', ['upload_url', 'cache']);
