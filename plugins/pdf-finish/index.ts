@@ -12,7 +12,7 @@ import { embedAttachments } from './attachments.js';
 import { optimizeWithGhostscript } from './optimize.js';
 import { signingKeyOf, signPdf, type SigningKey } from './sign.js';
 import { splitPdf, zipOf } from './split.js';
-import { SPLIT_FILE_PREFIX } from '../../src/core/schema/pdf-finish-params.js';
+import { SPLIT_FILE_PREFIX } from '../../src/core/schema/pdf-split-params.js';
 import { joinParts } from './merge.js';
 import { wantsMetadata, withMetadata } from '../scenario-static/pdf-metadata.js';
 

@@ -1,8 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { zipSync } from 'fflate';
-import { captureErrors } from '../../src/core/errors/factories.js';
-import { MAX_PDF_SPLIT_FILES, SPLIT_FILE_PREFIX, splitRangesOf } from '../../src/core/schema/pdf-finish-params.js';
+import { SPLIT_FILE_PREFIX, splitFilesIn, splitSpecOf } from '../../src/core/schema/pdf-split-params.js';
 import { runTool } from './run-tool.js';
 import type { QpdfJob } from './qpdf-pass.js';
 
@@ -12,18 +11,6 @@ export interface SplitPart {
   data: Buffer;
 }
 
-/** The ranges of a `pdf_split` value in a PDF of `count` pages, as qpdf takes them; a page it does not have is refused. */
-function rangesIn(value: string, count: number): string[] {
-  const ranges = splitRangesOf(value);
-  if (ranges === 'pages') {
-    if (count > MAX_PDF_SPLIT_FILES) throw captureErrors.invalidParameter('pdf_split', `Invalid parameter 'pdf_split': the PDF has ${count} pages, at most ${MAX_PDF_SPLIT_FILES} files allowed`, 'page ranges, or pdf_split_unify');
-    return Array.from({ length: count }, (_, index) => String(index + 1));
-  }
-  const beyond = ranges.find(([, last]) => last > count);
-  if (beyond) throw captureErrors.invalidParameter('pdf_split', `Invalid parameter 'pdf_split': page ${beyond[1]} asked for, the PDF has ${count}`, `pages 1 to ${count}`);
-  return ranges.map(([first, last]) => (first === last ? String(first) : `${first}-${last}`));
-}
-
 /**
  * The PDF cut by qpdf into one file per range (or one file of all of them, `unify`), each keeping
  * the document's information; one bounded qpdf run a file, in the caller's temp dir.
@@ -31,10 +18,9 @@ function rangesIn(value: string, count: number): string[] {
 export async function splitPdf(input: Buffer, value: string, unify: boolean, job: QpdfJob): Promise<SplitPart[]> {
   const { PDFDocument } = await import('pdf-lib');
   const count = (await PDFDocument.load(input, { updateMetadata: false })).getPageCount();
-  const ranges = rangesIn(value, count);
+  const wanted = splitFilesIn(splitSpecOf(value), count, unify);
   const source = path.join(job.dir, 'whole.pdf');
   await writeFile(source, input);
-  const wanted = unify ? [ranges.join(',')] : ranges;
   const parts: SplitPart[] = [];
   for (const [index, pages] of wanted.entries()) {
     const output = path.join(job.dir, `part-${index + 1}.pdf`);

@@ -2,7 +2,7 @@ import type { CaptureParams } from '../core/schema/capture-params.js';
 import type { TierName } from '../access/tiers.js';
 import type { CaptureDiagnostics } from '../core/diagnostics.js';
 import type { UploadOutcome } from '../core/ports.js';
-import { SPLIT_FILE_PREFIX } from '../core/schema/pdf-finish-params.js';
+import { SPLIT_FILE_PREFIX } from '../core/schema/pdf-split-params.js';
 
 /** Where an asynchronous capture is; `queued` includes waiting for a retry. */
 export type CaptureJobState = 'queued' | 'processing' | 'completed' | 'failed';

@@ -194,6 +194,21 @@ describe('pdf_split, pdf_split_unify', () => {
     expect(textOf(unified.data as Buffer).indexOf('Page Three')).toBeLessThan(textOf(unified.data as Buffer).indexOf('Page One'));
   });
 
+  it("answers Gotenberg's split scenarios (pdfengines_split.feature, its 3-page PDF) with the files and pages they assert", async () => {
+    const split = async (params: Record<string, unknown>): Promise<[string, number, string][]> => {
+      const files = unzipSync((await engine.capture({ html: THREE, format: 'pdf', ...params })).data as Buffer);
+      return Object.entries(files).map(([name, pdf]) => [name, pagesOf(pdf), textOf(pdf).trim().split(/\s*\f\s*/).join(' | ')]);
+    };
+    // splitMode=intervals, splitSpan=2: pages_3_0.pdf of 2 pages, pages_3_1.pdf of 1.
+    expect(await split({ pdf_split: 'every:2' })).toEqual([['pages-1-2.pdf', 2, 'Page One | Page Two'], ['pages-3.pdf', 1, 'Page Three']]);
+    // splitMode=pages, splitSpan=2-: one file a page from page 2.
+    expect(await split({ pdf_split: 'pages:2-' })).toEqual([['pages-2.pdf', 1, 'Page Two'], ['pages-3.pdf', 1, 'Page Three']]);
+    // splitSpan=2-z (qpdf's way; pdftk's 2-end is the same, test/core/pdf-split.test.ts) with splitUnify=true: one PDF of pages 2 and 3.
+    const unified = (await engine.capture({ html: THREE, format: 'pdf', pdf_split: '2-z', pdf_split_unify: true })).data as Buffer;
+    expect([pagesOf(unified), textOf(unified).trim().split(/\s*\f\s*/)]).toEqual([2, ['Page Two', 'Page Three']]);
+    expect(await errorOf({ pdf_split: 'every:4', pdf_split_unify: true })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['pdf_split_unify', 'pdf_split'] } });
+  });
+
   it('refuses ranges that are not, pages the PDF has not and what cannot cover the files, naming the parameters', async () => {
     expect(await errorOf({ pdf_split: '2-1' })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'pdf_split' } });
     expect(await errorOf({ pdf_split: '1,x' })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'pdf_split' } });

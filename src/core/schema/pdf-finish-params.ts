@@ -4,6 +4,7 @@ import { captureErrors } from '../errors/factories.js';
 import { PDF_OPTION_PROPERTIES } from './pdf-params.js';
 import { documentPath } from './document-params.js';
 import { downloadPath, MAX_DOWNLOAD_BYTES } from './download-params.js';
+import { checkSplit, PDF_SPLIT_PROPERTIES } from './pdf-split-params.js';
 
 export const PDF_A_LEVELS = ['PDF/A-1b', 'PDF/A-2b', 'PDF/A-3b'] as const;
 export const PDF_EINVOICE_KINDS = ['factur-x', 'zugferd'] as const;
@@ -14,10 +15,6 @@ export type PdfPermission = (typeof PDF_PERMISSIONS)[number];
 export const MAX_PDF_ATTACHMENTS = 20;
 /** Bytes of all the attachments fetched by URL together (each is at most download_from's file bound): they are held in memory with the PDF. */
 export const MAX_ATTACHMENT_URLS_BYTES = 32 * 1024 * 1024;
-/** Files one pdf_split may make: each is a qpdf run and an entry of the answer. */
-export const MAX_PDF_SPLIT_FILES = 100;
-/** The names of a split's files stored beside its ZIP: `pages-1-2` holds pages 1 to 2. */
-export const SPLIT_FILE_PREFIX = 'pages-';
 
 /** Page ranges as pdf_page_ranges takes them. */
 const PAGE_RANGES = (PDF_OPTION_PROPERTIES.pdf_page_ranges as { pattern?: string }).pattern;
@@ -96,14 +93,7 @@ export const PDF_FINISH_PROPERTIES = {
     default: false,
     description: 'Flatten the PDF with qpdf: form fields and annotations drawn into the pages\' content and removed, so nothing can be filled in or clicked (links too).',
   }),
-  pdf_split: Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 512,
-      description: `Split the PDF: \`pages\` (one PDF per page) or page ranges such as \`1-2,3\` (one PDF per comma-separated range), at most ${MAX_PDF_SPLIT_FILES} files; answered as a ZIP. Not with pdf_sign or a password.`,
-    }),
-  ),
-  pdf_split_unify: Type.Boolean({ default: false, description: 'With pdf_split: one PDF of the selected pages, in order, instead of a ZIP.' }),
+  ...PDF_SPLIT_PROPERTIES,
 };
 
 type Given = Map<string, unknown>;
@@ -137,30 +127,6 @@ export function attachmentEntriesOf(value: string): AttachmentEntry[] {
     entries.push({ name, ...(url === undefined ? {} : { url }) });
   }
   return entries;
-}
-
-/** A `pdf_split` value: `pages`, or its ranges checked ([first, last] pages, at most MAX_PDF_SPLIT_FILES). */
-export function splitRangesOf(value: string): 'pages' | [number, number][] {
-  if (value.trim() === 'pages') return 'pages';
-  const refused = (why: string) => captureErrors.invalidParameter('pdf_split', `Invalid parameter 'pdf_split': ${why}`, `pages, or comma-separated page ranges such as 1-2,3 (at most ${MAX_PDF_SPLIT_FILES})`);
-  const parts = value.split(',').map((part) => part.trim());
-  if (parts.length > MAX_PDF_SPLIT_FILES) throw refused(`${parts.length} ranges, at most ${MAX_PDF_SPLIT_FILES} allowed`);
-  return parts.map((part) => {
-    const match = /^(\d{1,6})(?:\s*-\s*(\d{1,6}))?$/.exec(part);
-    if (!match) throw refused(`'${part}' is not a page or a range of pages`);
-    const [first, last] = [Number(match[1]), Number(match[2] ?? match[1])];
-    if (first < 1 || last < first) throw refused(`'${part}' is not a range of pages (they count from 1, the first not after the last)`);
-    return [first, last];
-  });
-}
-
-/** pdf_split makes several files, which the signature and the encryption of one file do not cover. */
-function checkSplit(given: Given, incompatible: (message: string, params: string[]) => CaptureError): void {
-  if (given.get('pdf_split_unify') === true && !given.has('pdf_split')) throw incompatible('pdf_split_unify joins the pages pdf_split selects: add pdf_split', ['pdf_split_unify', 'pdf_split']);
-  if (!given.has('pdf_split')) return;
-  splitRangesOf(given.get('pdf_split') as string);
-  const other = ['pdf_password', 'pdf_owner_password'].find((name) => given.has(name)) ?? (given.get('pdf_sign') === true ? 'pdf_sign' : undefined);
-  if (other !== undefined) throw incompatible(`pdf_split cuts the finished PDF into new files, which ${other} does not cover`, ['pdf_split', other]);
 }
 
 /** A mark's options go with its text or its image (one of them), and its image is an upload. */
