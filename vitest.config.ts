@@ -29,6 +29,7 @@ const UNIT = [
   'test/cli/frameworks.test.ts',
   'test/cli/operator-keys-cli.test.ts',
   'test/cli/allowed-addresses.test.ts',
+  'test/cli/shot-scraper-units.test.ts',
   'test/client/verify-webhook.test.ts',
   'test/docs/tables.test.ts',
   'test/docs/links.test.ts',

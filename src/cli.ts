@@ -18,6 +18,7 @@ const COMMANDS: Record<string, () => Promise<(args: string[]) => Promise<void> |
   pdf: async () => (await import('./cli/scraper-commands.js')).scraperCommand('pdf'),
   har: async () => (await import('./cli/scraper-commands.js')).scraperCommand('har'),
   video: async () => (await import('./cli/storyboard.js')).video,
+  auth: async () => (await import('./cli/auth.js')).auth,
   '--version': async () => (await import('./cli/version.js')).version,
 };
 
@@ -36,6 +37,7 @@ const USAGE = `capture-engine: screenshots and videos of web pages
   capture-engine shot --multi <shots.yml>    (a YAML or JSON list of {output: file, ...parameters}, one engine)
   capture-engine html|accessibility|javascript|pdf|har <url> ...   (shot-scraper's commands; <command> --help)
   capture-engine video <storyboard.yml>   (shot-scraper's storyboard, recorded)
+  capture-engine auth <url> <auth.json>   (sign in in a browser window, save its cookies for -a auth.json)
 
 Environment: PORT, HOST, CAPTURE_ADAPTER, CAPTURE_API_KEYS="<key>:<TIER>,...", CAPTURE_ALLOW_PRIVATE_NETWORKS=true,
 CAPTURE_CHROMIUM_PATH, CAPTURE_FFMPEG_PATH, CAPTURE_STORAGE_DIR, CAPTURE_REDIS_URL, CAPTURE_KEYS_FILE,

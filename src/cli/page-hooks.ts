@@ -1,7 +1,8 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
-import type { Request } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import type { CaptureContext, CapturePlugin } from '../core/plugin-api.js';
 import type { StorageState } from './storage-state.js';
+import { BodyLog, attachBodies, type Har } from './har-bodies.js';
 
 /** What shot-scraper's flags ask of every page: `--log-console`, `--log-requests`, `--bypass-csp`, `-a`. */
 export interface PageHookOptions {
@@ -25,18 +26,33 @@ export interface PageHooks {
   plugin: CapturePlugin;
   /** Set before a capture: evaluated in its page once it is ready. */
   evaluation?: Evaluation;
-  /** The HAR of each capture that asked for one, in order. */
-  readonly hars: unknown[];
+  /** Set by a command: its own part in each page, before the page navigates (the storyboard's binding). */
+  beforeNavigation?: (page: Page) => Promise<void>;
+  /** Set by a command: its own part once the page is ready (auth --headless reads the storage state). */
+  afterReady?: (ctx: CaptureContext) => Promise<void>;
+  /** The HAR of each capture that asked for one, in order, with its bodies (har-bodies.ts). */
+  readonly hars: Har[];
 }
 
 export function pageHooks(options: PageHookOptions): PageHooks {
   if (options.logRequests !== undefined) writeFileSync(options.logRequests, '');
+  const bodyLog = new BodyLog();
+  // The bodies of the capture under way (captures run one at a time), for its HAR.
+  let bodies: ReturnType<BodyLog['listen']> | undefined;
   const hooks: PageHooks = {
     hars: [],
     plugin: {
       name: 'cli-page-hooks',
       stages: [
-        { name: 'before-navigation', phase: 'prepare', run: (ctx) => prepare(ctx, options) },
+        {
+          name: 'before-navigation',
+          phase: 'prepare',
+          run: async (ctx) => {
+            bodies = ctx.params.har ? bodyLog.listen(ctx) : undefined;
+            await prepare(ctx, options);
+            await hooks.beforeNavigation?.(ctx.page);
+          },
+        },
         {
           // After the engine's own capture stages: the page as they left it, every wait over.
           name: 'evaluate',
@@ -52,14 +68,15 @@ export function pageHooks(options: PageHookOptions): PageHooks {
             }
           },
         },
+        { name: 'after-ready', phase: 'capture', when: () => hooks.afterReady !== undefined, run: (ctx) => (hooks.afterReady as NonNullable<PageHooks['afterReady']>)(ctx) },
         {
           name: 'keep-har',
           phase: 'store',
           leavesContextState: false,
           when: (params) => params.har,
-          run: (ctx) => {
+          run: async (ctx) => {
             const har = ctx.sidecars.find((sidecar) => sidecar.name === 'har');
-            if (har) hooks.hars.push(JSON.parse(har.data.toString('utf8')));
+            if (har) hooks.hars.push(attachBodies(JSON.parse(har.data.toString('utf8')) as Har, (await bodies?.()) ?? []));
           },
         },
       ],

@@ -1,10 +1,10 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { UsageError } from './exit-codes.js';
-import { readFlags, readInput, type CommandFlags, type Shot } from './shot-flags.js';
+import { readFlags, type CommandFlags, type Shot } from './shot-flags.js';
 import { runShots, type WriteResult } from './shot.js';
 import { filenameForUrl } from './shot-scraper.js';
 import { isZipName } from './har-output.js';
-import { readStdin } from './shot-multi.js';
+import { loadScriptSource } from './scraper-options.js';
 
 /**
  * shot-scraper's other commands (release 1.11, docs/html.md, accessibility.md, javascript.md,
@@ -23,7 +23,7 @@ const FLAGS: Record<CommandName, CommandFlags> = {
   html: { usage: `capture-engine html URL [-o page.html] [-s SELECTOR]\n  The page's final HTML, after its JavaScript ran (-s: the outerHTML of the first match).\n  ${COMMON}` },
   accessibility: { usage: `capture-engine accessibility URL [-o tree.json]\n  The page's accessibility tree (Playwright's ARIA snapshot of the body) as JSON.\n  ${COMMON}` },
   javascript: {
-    usage: `capture-engine javascript URL [SCRIPT] [-i script.js] [-r] [-o out.json] [-w 1280 -h 720]\n  The script's value as JSON (-r: a string as it is); a function is called, a promise awaited.\n  Without SCRIPT or -i, the script is read from standard input. A script that throws exits 1.\n  ${COMMON}`,
+    usage: `capture-engine javascript URL [SCRIPT] [-i script.js | gh:user/script] [-r] [-o out.json] [-w 1280 -h 720]\n  The script's value as JSON (-r: a string as it is); a function is called, a promise awaited.\n  Without SCRIPT or -i, the script is read from standard input. A script that throws exits 1.\n  ${COMMON}`,
     own: { raw: 'yes-no', input: 'value' },
     short: { r: 'raw', i: 'input' },
     second: 'script',
@@ -34,7 +34,7 @@ const FLAGS: Record<CommandName, CommandFlags> = {
     aliases: { format: 'pdf_paper', width: 'pdf_width', height: 'pdf_height', landscape: 'pdf_landscape', scale: 'pdf_scale', 'print-background': 'pdf_print_background' },
   },
   har: {
-    usage: `capture-engine har URL [-o page.har | page.har.zip] [--zip]\n  The HAR of the page's load (bodies left out; a .har.zip holds it as har.har).\n  ${COMMON}`,
+    usage: `capture-engine har URL [-o page.har | page.har.zip] [-z/--zip] [-x/--extract]\n  The HAR of the page's load with the bodies of its responses: inline in a .har, as files beside\n  har.har in a .har.zip. -x also writes each body into a folder named after the HAR (page.har: page/).\n  ${COMMON}`,
     own: { zip: 'yes-no', extract: 'yes-no' },
     short: { z: 'zip', x: 'extract' },
   },
@@ -50,7 +50,7 @@ export function scraperCommand(name: CommandName): (args: string[]) => Promise<v
     // The URL as given, for the line saying what was written (a local file is served at another).
     own.source = params.url;
     const run = await COMMANDS[name](own, params, flags.usage);
-    await runShots(own, run.params, flags.usage, run.write, run.evaluate);
+    await runShots(own, run.params, flags.usage, run.write, { evaluate: run.evaluate });
   };
 }
 
@@ -78,8 +78,7 @@ const COMMANDS: Record<CommandName, (own: Record<string, unknown>, params: Recor
   javascript: async (own, params, usage) => {
     own.output ??= ['-'];
     if (own.script !== undefined && own.input !== undefined) throw new UsageError('give the script or -i FILE, not both', usage);
-    if (typeof own.input === 'string' && own.input.startsWith('gh:')) throw new UsageError('-i gh:... (a script from GitHub) is not supported: download it and give its file', usage);
-    const script = (own.script as string | undefined) ?? (own.input === undefined ? await readStdin() : await readInput(`-i ${String(own.input)}`, () => readFile(own.input as string, 'utf8')));
+    const script = (own.script as string | undefined) ?? (await loadScriptSource(typeof own.input === 'string' ? own.input : '-', `-i ${String(own.input ?? '-')}`));
     if (script.trim() === '') throw new UsageError('javascript needs a script: after the URL, with -i FILE, or on standard input', usage);
     const write = evaluated((value, shot) => writeText(own.raw === true ? String(value) : `${JSON.stringify(value ?? null, null, 4)}\n`, shot, own));
     return { params: { ...params, format: 'text' }, evaluate: script, write };
@@ -93,8 +92,9 @@ const COMMANDS: Record<CommandName, (own: Record<string, unknown>, params: Recor
     return Promise.resolve({ params: { pdf_print_background: false, ...params, ...paper, ...media, format: 'pdf' }, write });
   },
   har: (own, params, usage) => {
-    if (own.extract === true) throw new UsageError('--extract is not supported: the HAR is written without the bodies of the responses', usage);
-    const output = (own.output as string[] | undefined)?.[0];
+    const given = (own.output as string[] | undefined)?.[0];
+    // shot-scraper: with -x, an -o without .har or .har.zip is the base of both names (-x -o /tmp/site: site.har and site/).
+    const output = given !== undefined && own.extract === true && !/\.har(\.zip)?$/i.test(given) ? `${given}.${own.zip === true ? 'har.zip' : 'har'}` : given;
     own['har-file'] = output ?? filenameForUrl(params.url as string, own.zip === true ? 'har.zip' : 'har');
     if (own.zip === true && !isZipName(own['har-file'] as string)) throw new UsageError(`--zip writes a .har.zip file, not ${String(own['har-file'])}`, usage);
     own.output = ['-'];

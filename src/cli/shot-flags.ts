@@ -3,6 +3,7 @@ import { CaptureParamsSchema, PARAM_NAMES, allowedFor, type CaptureParams } from
 import { closestName } from '../core/schema/closest-name.js';
 import { InputError, UsageError } from './exit-codes.js';
 import { FORMATS, type CaptureFormat } from '../core/schema/formats.js';
+import { loadScriptSource } from './scraper-options.js';
 import { SELECTION_KEYS, addToSelection, emptySelection, filenameForUrl, qualityFormat, selectionParams } from './shot-scraper.js';
 
 export const USAGE = `capture-engine shot <url> -o <file> [--<parameter> <value> ...]
@@ -27,19 +28,22 @@ capture-engine shot --multi <shots.yml>
   (a JSON line per request), --bypass-csp, -a/--auth auth.json (a Playwright storage state, as
   shot-scraper auth writes it), --fail, --har / --har-zip / --har-file FILE (the HAR of every page
   in one file, trace.har by default). A local HTML file opens with the files beside it.
+  --skip (a page answering 4xx/5xx: say so, write nothing, exit 0), --auth-username/--auth-password
+  (HTTP Basic, to the page's origin), -b/--browser chromium|chrome (the only engine here),
+  --js-file FILE, - or gh:user/script (github.com/user/shot-scraper-scripts).
   Also: --allow-private-networks, --storage-dir <dir>, --help (lists every parameter).`;
 
 /**
  * The command's own flags; every other flag is a capture parameter. shot-scraper's `--har` writes
  * the HAR of every page to a file (here, as there): the capture parameter `har` is of the HTTP service.
  */
-const OWN = new Set(['output', 'multi', 'allow-private-networks', 'storage-dir', 'help', 'quiet', 'no-clobber', 'browser-arg', 'log-console', 'log-requests', 'bypass-csp', 'auth', 'har', 'har-zip', 'har-file']);
-const OWN_YES_NO = new Set(['allow-private-networks', 'help', 'quiet', 'no-clobber', 'log-console', 'bypass-csp', 'har', 'har-zip']);
+const OWN = new Set(['output', 'multi', 'allow-private-networks', 'storage-dir', 'help', 'quiet', 'no-clobber', 'browser-arg', 'log-console', 'log-requests', 'bypass-csp', 'auth', 'har', 'har-zip', 'har-file', 'skip', 'browser', 'auth-username', 'auth-password', 'leave-server']);
+const OWN_YES_NO = new Set(['allow-private-networks', 'help', 'quiet', 'no-clobber', 'log-console', 'bypass-csp', 'har', 'har-zip', 'skip', 'leave-server']);
 /** Own flags that may be given more than once, each value kept. */
 const REPEATED = new Set(['output', 'browser-arg']);
 const ALIASES: Record<string, keyof CaptureParams> = { fail: 'fail_on_http_error', width: 'viewport_width', height: 'viewport_height', 'scale-factor': 'device_scale_factor', retina: 'device_scale_factor', wait: 'delay', 'wait-for': 'wait_for_function', 'js-file': 'scripts' };
 /** shot-scraper's short flags besides ours (-h is --height when a number follows it there). */
-const SHORT: Record<string, string> = { o: 'output', h: 'help', q: 'quiet', n: 'no-clobber', w: 'width', s: 'selector', p: 'padding', j: 'javascript', a: 'auth', silent: 'quiet' };
+const SHORT: Record<string, string> = { o: 'output', h: 'help', q: 'quiet', n: 'no-clobber', w: 'width', s: 'selector', p: 'padding', j: 'javascript', a: 'auth', b: 'browser', silent: 'quiet' };
 /** Flags whose repeats shot-scraper boxes together, and `--selector-all <selector>`, its way of saying every match. */
 const SELECTION_FLAGS: Record<string, (typeof SELECTION_KEYS)[number]> = { selector: 'selector', 'selector-all': 'selector_all', 'js-selector': 'js_selector', 'js-selector-all': 'js_selector_all' };
 
@@ -121,7 +125,7 @@ export async function readFlags(args: string[], command: CommandFlags = { usage:
     else if (isOwn(name)) own[name] = value;
     else if (HTTP_ONLY.includes(param)) throw new UsageError(httpOnly(`--${name}`), usage);
     else if (name === 'retina') params[param] = value === true ? 2 : 1;
-    else if (name === 'js-file') params[param] = await fromFile(param, `@${String(value)}`);
+    else if (name === 'js-file') params[param] = await loadScriptSource(String(value), '--js-file');
     else if (PARAM_NAMES.includes(param)) params[param] = typeof value === 'string' ? await fromFile(param, value) : value;
     else throw new UsageError(`unknown flag --${name}${flagSuggestion(name)} (capture-engine shot --help lists the parameters)`, usage);
   }

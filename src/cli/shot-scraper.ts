@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { formatOfFile } from './output-format.js';
 import { isLocalFile, type LocalFiles } from './local-files.js';
+import { urlStem } from './har-names.js';
 
 /**
  * What shot-scraper's users write (its `shot` flags and `multi` YAML keys, release 1.11 of
@@ -77,7 +78,7 @@ export function filenameForUrl(url: string, extension: string): string {
   } catch {
     base = path.basename(url);
   }
-  const stem = base.replaceAll(/[./]/g, '-').replace(/-+$/, '').replaceAll(/[^a-zA-Z0-9_-]/g, '').replace(/^-+/, '');
+  const stem = urlStem(base);
   let file = `${stem}.${extension}`;
   for (let suffix = 1; existsSync(file); suffix++) file = `${stem}.${suffix}.${extension}`;
   return file;

@@ -6,13 +6,22 @@ import type { CaptureResult } from '../core/capture-result.js';
 import type { CaptureOptions } from '../core/engine.js';
 import { EXIT_HELP, UsageError } from './exit-codes.js';
 import { USAGE, oneShot, parameterHelp, readFlags, type Shot } from './shot-flags.js';
-import { readMulti, runCommands, type MultiStep } from './shot-multi.js';
+import { readMulti, type MultiStep } from './shot-multi.js';
+import { Servers, runLocal } from './local-commands.js';
 import { shotProgress } from './shot-progress.js';
 import { formatOfFile } from './output-format.js';
 import { urlOrFile } from './shot-scraper.js';
 import { LocalFiles } from './local-files.js';
 import { openSession, wantsHar, type ShotSession } from './shot-session.js';
-import { writeHar } from './har-output.js';
+import { extractHar, writeHar } from './har-output.js';
+import { basicAuthHeaders, checkBrowser, checkSkip } from './scraper-options.js';
+import { isCaptureError } from '../core/errors/catalogue.js';
+
+/** A command's own part in its run: a script evaluated in each page once it is ready, and the session once it is open. */
+export interface RunOptions {
+  evaluate?: string;
+  onSession?: (session: ShotSession, localFiles: LocalFiles) => void;
+}
 
 /** What a command does with a finished capture: `shot` writes its file; `html`, `pdf` and the others theirs. */
 export type WriteResult = (result: CaptureResult, shot: Shot, session: ShotSession) => Promise<void>;
@@ -29,29 +38,49 @@ export async function shot(args: string[]): Promise<void> {
  * `write`, with `evaluate` run in each page once it is ready; with `--har`, the HAR of every page
  * in one file afterwards.
  */
-export async function runShots(own: Record<string, unknown>, params: Record<string, unknown>, usage: string, write: WriteResult, evaluate?: string): Promise<void> {
+export async function runShots(own: Record<string, unknown>, given: Record<string, unknown>, usage: string, write: WriteResult, { evaluate, onSession }: RunOptions = {}): Promise<void> {
+  checkBrowser(own.browser, usage);
+  const params = { ...given, ...basicAuthHeaders(own, given.headers, usage), ...checkSkip(own, given, usage) };
   const localFiles = new LocalFiles();
   try {
-    const steps = own.multi !== undefined ? await multiSteps(own, params, localFiles) : [{ shot: await withUrl(oneShot(own, params), localFiles) }];
+    const steps = own.multi !== undefined ? await multiSteps(own, params, localFiles) : [{ shot: oneShot(own, params) }];
     const shots = steps.flatMap((step) => (step.shot === undefined ? [] : [step.shot]));
     const session = await openSession(own, localFiles, usage, { shots: shots.length });
     if (evaluate !== undefined) session.hooks.evaluation = { script: evaluate };
+    onSession?.(session, localFiles);
     const progress = await shotProgress(process.stderr, own.quiet === true);
+    const servers = new Servers();
+    let serverStarting = false;
     try {
       for (const step of steps) {
-        runCommands(step);
+        if (step.sh !== undefined) await runLocal('sh', step.sh);
+        if (step.python !== undefined) await runLocal('python', step.python);
+        if (step.server !== undefined) {
+          servers.start(step.server);
+          serverStarting = true;
+        }
         if (step.shot === undefined) continue;
-        const wanted = { ...step.shot, ...(wantsHar(own) ? { har: true } : {}) };
-        const result = await capture(session, wanted, progress.follow(shots.indexOf(step.shot), shots.length, step.shot.output));
+        const shot = await withUrl(step.shot, localFiles);
+        // shot-scraper waits for the servers started since the last shot before the next one.
+        if (serverStarting) {
+          await servers.ready(String(shot.url));
+          serverStarting = false;
+        }
+        const wanted = { ...shot, ...(wantsHar(own) ? { har: true } : {}) };
+        const result = await skipped(own, shot, capture(session, wanted, progress.follow(shots.indexOf(step.shot), shots.length, shot.output)));
         progress.clear();
+        if (result === undefined) return;
         try {
-          await write(result, step.shot, session);
+          // shot-scraper's multi --har: an entry without output: loads its page for the HAR alone.
+          if (step.harOnly !== true) await write(result, shot, session);
+          else if (own.quiet !== true) process.stderr.write(`Skipping screenshot of '${String(shot.url)}'\n`);
         } finally {
           await result.dispose();
         }
       }
     } finally {
       progress.clear();
+      servers.stop(own['leave-server'] === true);
       await session.engine.close();
     }
     if (wantsHar(own)) await writeHarFile(own, session);
@@ -60,10 +89,21 @@ export async function runShots(own: Record<string, unknown>, params: Record<stri
   }
 }
 
+/** shot-scraper's `--skip`: a page answering an error status is said on stderr, and the command ends there with 0. */
+async function skipped(own: Record<string, unknown>, shot: Shot, capturing: Promise<CaptureResult>): Promise<CaptureResult | undefined> {
+  try {
+    return await capturing;
+  } catch (error) {
+    if (own.skip !== true || !isCaptureError(error) || error.details.reason !== 'http_status') throw error;
+    process.stderr.write(`${String(error.details.status)} error for ${String(shot.url)}, skipping\n`);
+    return undefined;
+  }
+}
+
 /** The file's steps, with the command line's parameters for every shot (an entry's own win) and its -o choosing the shots. */
 function multiSteps(own: Record<string, unknown>, { url, ...defaults }: Record<string, unknown>, localFiles: LocalFiles): Promise<MultiStep[]> {
   if (url !== undefined) throw new UsageError(`unexpected ${String(url)}: --multi takes its URLs from the file`, USAGE);
-  return readMulti(own.multi as string, { defaults, outputs: (own.output as string[] | undefined) ?? [], noClobber: own['no-clobber'] === true, localFiles });
+  return readMulti(own.multi as string, { defaults, outputs: (own.output as string[] | undefined) ?? [], noClobber: own['no-clobber'] === true, har: wantsHar(own), localFiles });
 }
 
 /** A shot's URL as shot-scraper reads it: a local file with the files beside it, a bare host with http://. */
@@ -93,8 +133,9 @@ async function writeShot(result: CaptureResult, { output, response_type: respons
 /** shot-scraper's names: `--har` writes trace.har, `--har-zip` trace.har.zip, `--har-file` the file it names. */
 async function writeHarFile(own: Record<string, unknown>, session: ShotSession): Promise<void> {
   const file = typeof own['har-file'] === 'string' ? own['har-file'] : own['har-zip'] === true ? 'trace.har.zip' : 'trace.har';
-  await writeHar(session.hooks.hars, file);
+  const har = await writeHar(session.hooks.hars, file);
   if (own.quiet !== true) process.stderr.write(`Wrote to HAR file: ${file}\n`);
+  if (own.extract === true) process.stderr.write(`Extracted resources to: ${await extractHar(har, file)}\n`);
 }
 
 /** A shot as `--response-type json` prints it: the fields of the HTTP service's json answer, with the file for its url. */

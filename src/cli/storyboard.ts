@@ -4,8 +4,10 @@ import { pipeline } from 'node:stream/promises';
 import type { ActionStep } from '../core/schema/action-params.js';
 import { InputError, UsageError } from './exit-codes.js';
 import { readFlags, readInput, type CommandFlags } from './shot-flags.js';
-import { readStdin } from './shot-multi.js';
-import { runShots, type WriteResult } from './shot.js';
+import { readStdin } from './stdin.js';
+import { runShots, type RunOptions, type WriteResult } from './shot.js';
+import { LocalSteps, command, localAction } from './storyboard-local.js';
+import { Servers, runLocal, type Command } from './local-commands.js';
 
 /**
  * `capture-engine video storyboard.yml`: shot-scraper's storyboards (release 1.11, docs/video.md)
@@ -13,17 +15,18 @@ import { runShots, type WriteResult } from './shot.js';
  */
 const FLAGS: CommandFlags = {
   usage: `capture-engine video storyboard.yml [-o demo.webm] [--mp4]   (- reads the storyboard from standard input)
-  A video of shot-scraper's storyboard: url, output, viewport {width, height}, cursor, wait, wait_for,
-  javascript, and scenes of {name, open (the first only, for url), wait_for, do: [click, type, fill, press,
-  scroll, pause, wait_for, javascript/js]}. Not here: sh, python, server, wait_for_url, screenshot, open
-  within a scene. --mp4 records an MP4 instead of the WebM (one file, named .mp4).
+  A video of shot-scraper's storyboard: url, output, sh, python, server (run before the browser; the server
+  stopped at the end unless --leave-server), viewport {width, height}, cursor, wait, wait_for,
+  wait_for_url, javascript, and scenes of {name, sh, python, open, wait_for, wait_for_url, do: [click,
+  type, fill, press, scroll, pause, wait_for, wait_for_url, open, javascript/js, screenshot, sh, python]}.
+  sh: and python: run on this machine, as the file says, each for at most 10 minutes, their output on
+  stderr. --mp4 records an MP4 instead of the WebM (one file, named .mp4).
   Also --browser-arg, --log-console, --bypass-csp, -a auth.json, --silent and shot's parameters.`,
   own: { mp4: 'yes-no' },
 };
 
-const TOP_KEYS = new Set(['output', 'url', 'viewport', 'cursor', 'wait', 'wait_for', 'javascript', 'scenes']);
-const SCENE_KEYS = new Set(['name', 'open', 'wait_for', 'do']);
-const NOT_HERE = new Set(['sh', 'python', 'server', 'wait_for_url', 'screenshot', 'leave_server']);
+const TOP_KEYS = new Set(['output', 'url', 'sh', 'python', 'server', 'viewport', 'cursor', 'wait', 'wait_for', 'wait_for_url', 'javascript', 'scenes']);
+const SCENE_KEYS = new Set(['name', 'open', 'wait_for', 'wait_for_url', 'sh', 'python', 'do']);
 
 type Map = Record<string, unknown>;
 const isMap = (value: unknown): value is Map => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -32,10 +35,7 @@ const isMap = (value: unknown): value is Map => typeof value === 'object' && val
 const wrong = (message: string): InputError => new InputError(`Storyboard: ${message}`);
 
 function checkKeys(entry: Map, allowed: Set<string>, where: string): void {
-  for (const key of Object.keys(entry)) {
-    if (NOT_HERE.has(key)) throw wrong(`${where}${key}: not supported by capture-engine video (run it before the command)`);
-    if (!allowed.has(key)) throw wrong(`${where}${key}: Extra inputs are not permitted`);
-  }
+  for (const key of Object.keys(entry)) if (!allowed.has(key)) throw wrong(`${where}${key}: Extra inputs are not permitted`);
 }
 
 /** Seconds as shot-scraper writes them (`pause: 1.5`), in ms. */
@@ -50,11 +50,13 @@ function text(value: unknown, where: string): string {
 }
 
 /** One step of a scene's `do:` list as the engine's actions. */
-function action(step: unknown, where: string): ActionStep[] {
-  if (!isMap(step) || Object.keys(step).length !== 1) throw wrong(`${where}: an action is a mapping of one key (click:, type:, pause:, ...)`);
+function action(step: unknown, where: string, local: LocalSteps): ActionStep[] {
+  if (!isMap(step) || Object.keys(step).length !== 1) throw wrong(`${where}: actions must be single-key mappings`);
   const [[kind, value]] = Object.entries(step) as [[string, unknown]];
   const at = `${where}.${kind}`;
   const options = isMap(value) ? value : {};
+  const done = localAction(kind, value, at, local);
+  if (done !== undefined) return done;
   switch (kind) {
     case 'click':
       if (isMap(value) && ((value.button ?? 'left') !== 'left' || (value.count ?? 1) !== 1)) throw wrong(`${at}: only a single left click is supported`);
@@ -79,19 +81,26 @@ function action(step: unknown, where: string): ActionStep[] {
       return [{ action: 'evaluate', script: `window.scrollBy({ left: ${x}, top: ${y}, behavior: '${behavior}' })` }];
     }
     default:
-      throw wrong(NOT_HERE.has(kind) || kind === 'open' ? `${at}: not supported by capture-engine video` : `${at}: not an action (click, type, fill, press, scroll, pause, wait_for, javascript, js)`);
+      throw wrong(`${where}: Unknown storyboard action: ${kind}`);
   }
 }
 
 /**
  * How long the recording lasts: every pause, a second for each other step and for the page to show
  * (shot-scraper records until the last step ends; the engine's recording has a length, and steps
- * still running when it ends are stopped).
+ * still running when it ends are stopped). A step the CLI does itself (two of the engine's) counts one.
  */
-const seconds = (steps: ActionStep[]): number => Math.ceil(1 + steps.reduce((sum, step) => sum + (step.action === 'wait' ? (step.ms ?? 0) / 1000 : 1), 0));
+const seconds = (steps: ActionStep[], local: LocalSteps): number => Math.ceil(1 - local.count + steps.reduce((sum, step) => sum + (step.action === 'wait' ? (step.ms ?? 0) / 1000 : 1), 0));
 
-/** The storyboard's capture parameters: the page, its size, the cursor, and its steps as actions. */
-export function storyboardParams(board: unknown, output: string | undefined): Map {
+/** What runs before the browser starts: the storyboard's top-level `sh:`, `python:` and `server:`, in that order. */
+export interface BeforeRecording {
+  sh?: Command;
+  python?: Command;
+  server?: Command;
+}
+
+/** The storyboard's capture parameters (the page, its size, the cursor, its steps as actions), with the steps `local` does and what runs before. */
+export function storyboardParams(board: unknown, output: string | undefined, local: LocalSteps): { params: Map; before: BeforeRecording } {
   if (board === null || board === undefined) throw wrong('Storyboard YAML file cannot be empty');
   if (!isMap(board)) throw wrong('Storyboard YAML file must contain a mapping');
   checkKeys(board, TOP_KEYS, '');
@@ -105,19 +114,28 @@ export function storyboardParams(board: unknown, output: string | undefined): Ma
   const steps: ActionStep[] = [];
   if (board.wait !== undefined) steps.push({ action: 'wait', ms: ms(board.wait, 'wait') });
   if (board.wait_for !== undefined) steps.push({ action: 'wait_for', selector: text(board.wait_for, 'wait_for') });
+  if (board.wait_for_url !== undefined) steps.push(...(localAction('wait_for_url', board.wait_for_url, 'wait_for_url', local) ?? []));
   if (board.javascript !== undefined) steps.push({ action: 'evaluate', script: text(board.javascript, 'javascript') });
   for (const [index, scene] of scenes.entries()) {
     const where = `scenes.${index}`;
     if (!isMap(scene)) throw wrong(`${where}: a scene is a mapping`);
     checkKeys(scene, SCENE_KEYS, `${where}.`);
-    if (scene.open !== undefined && (index > 0 || board.url !== undefined)) throw wrong(`${where}.open: only the first scene may open the page, when there is no url:`);
+    // As shot-scraper runs a scene: sh, python, open (the first scene's is the start without url:), wait_for, wait_for_url, do.
+    for (const kind of ['sh', 'python'] as const) if (scene[kind] !== undefined) steps.push(...(localAction(kind, scene[kind], `${where}.${kind}`, local) ?? []));
+    if (scene.open !== undefined && (index > 0 || board.url !== undefined)) steps.push(...(localAction('open', scene.open, `${where}.open`, local) ?? []));
     if (scene.wait_for !== undefined) steps.push({ action: 'wait_for', selector: text(scene.wait_for, `${where}.wait_for`) });
+    if (scene.wait_for_url !== undefined) steps.push(...(localAction('wait_for_url', scene.wait_for_url, `${where}.wait_for_url`, local) ?? []));
     if (scene.do !== undefined && !Array.isArray(scene.do)) throw wrong(`${where}.do: a list of actions`);
-    for (const [at, step] of ((scene.do as unknown[] | undefined) ?? []).entries()) steps.push(...action(step, `${where}.do.${at}`));
+    for (const [at, step] of ((scene.do as unknown[] | undefined) ?? []).entries()) steps.push(...action(step, `${where}.do.${at}`, local));
   }
   const viewport = isMap(board.viewport) ? board.viewport : {};
   const cursor = isMap(board.cursor) ? board.cursor.visible !== false : board.cursor === true;
-  return { url, output: file, scenario: 'record', duration: seconds(steps), viewport_width: viewport.width ?? 1280, viewport_height: viewport.height ?? 720, show_cursor: cursor, actions: steps };
+  const before: BeforeRecording = {};
+  for (const kind of ['sh', 'python', 'server'] as const) if (board[kind] !== undefined) before[kind] = command(kind === 'python' ? 'python' : 'sh', board[kind], kind);
+  // The CLI's own steps take the wall clock's time, as in shot-scraper: recorded live.
+  const clock = local.count > 0 ? { video_clock: 'live' } : {};
+  const params = { url, output: file, scenario: 'record', ...clock, duration: seconds(steps, local), viewport_width: viewport.width ?? 1280, viewport_height: viewport.height ?? 720, show_cursor: cursor, actions: steps };
+  return { params, before };
 }
 
 export async function video(args: string[]): Promise<void> {
@@ -128,12 +146,28 @@ export async function video(args: string[]): Promise<void> {
   const { parse } = await import('yaml');
   const board = await readInput(file, async () => parse(file === '-' ? await readStdin() : await readFile(file, 'utf8')) as unknown);
   const outputs = own.output as string[] | undefined;
-  const { output, ...shot } = storyboardParams(board, outputs?.[0]);
+  const local = new LocalSteps();
+  const { params: { output, ...shot }, before } = storyboardParams(board, outputs?.[0], local);
   const named = own.mp4 === true ? String(output).replace(/\.[^./]*$/, '') + '.mp4' : String(output);
   own.output = [named];
   const write: WriteResult = async (result) => {
     await pipeline(result.stream(), createWriteStream(named));
     if (own.quiet !== true) process.stderr.write(`Video written to '${named}'\n`);
   };
-  await runShots(own, { ...shot, ...rest }, FLAGS.usage, write);
+  if (before.sh !== undefined) await runLocal('sh', before.sh);
+  if (before.python !== undefined) await runLocal('python', before.python);
+  const servers = new Servers();
+  try {
+    if (before.server !== undefined) {
+      servers.start(before.server);
+      await servers.ready(String(shot.url));
+    }
+    const onSession: RunOptions['onSession'] = ({ hooks }, localFiles) => (hooks.beforeNavigation = (page) => local.install(page, localFiles));
+    await runShots(own, { ...shot, ...rest }, FLAGS.usage, write, { onSession }).catch((error: unknown) => {
+      throw local.error ?? error;
+    });
+    if (local.error) throw local.error;
+  } finally {
+    servers.stop(own['leave-server'] === true);
+  }
 }

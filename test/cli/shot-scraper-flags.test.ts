@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -22,6 +22,13 @@ beforeAll(async () => {
     // Two 800 x 40 boxes 80 px apart: red above, blue below, on a tall white page.
     '/two-boxes': (_req, res) =>
       html(res, '<body style="background:#fff"><div id="a" style="width:800px;height:40px;background:#f00"></div><div style="height:80px"></div><div id="b" style="width:800px;height:40px;background:#00f"></div><div style="height:3000px"></div></body>'),
+    '/missing': (_req, res) => res.writeHead(404, { 'Content-Type': 'text/html' }).end('<h1>Not found</h1>'),
+    // Signed in by HTTP Basic (user:pass), the page leaves a cookie and a localStorage item.
+    '/basic': (req, res) => {
+      if (req.headers.authorization !== `Basic ${Buffer.from('user:pass').toString('base64')}`) return void res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="test"' }).end();
+      res.setHeader('Set-Cookie', 'session=signed-in; Path=/');
+      html(res, "<title>Signed in</title><script>localStorage.setItem('token', 'xyz')</script>");
+    },
     // Inline scripts run, eval does not: what --bypass-csp lifts.
     '/csp': (_req, res) => {
       res.setHeader('Content-Security-Policy', "script-src 'unsafe-inline'");
@@ -161,25 +168,61 @@ describe.skipIf(!isBuilt())("shot-scraper's other commands on the built CLI (iss
     expect(Math.abs(height - 419.8)).toBeLessThan(1);
   });
 
-  it('test_har (--zip) and test_multi_har (--har): a .har.zip holding har.har, and one trace.har of every page of multi', async () => {
-    const zipped = await cli('har', fixtures.url('/solid'), '--zip', '-o', 'page.har.zip');
+  it('test_har_extract (-x -z -o basepath) and test_multi_har (--har, an entry without output: only loaded): the bodies in the ZIP, inline in trace.har, and extracted', async () => {
+    type Har = { log: { entries: { request: { url: string }; response: { content: { text?: string; _file?: string } } }[] } };
+    const zipped = await cli('har', fixtures.url('/solid'), '-x', '-z', '-o', 'page');
     expect(zipped.code, zipped.stderr).toBe(0);
-    const har = JSON.parse(Buffer.from(unzipSync(readFileSync(path.join(dir, 'page.har.zip')))['har.har'] as Uint8Array).toString()) as { log: { entries: { request: { url: string } }[] } };
-    expect(har.log.entries.map((entry) => entry.request.url)).toContain(fixtures.url('/solid'));
-    writeFileSync(path.join(dir, 'har.yml'), shots('har-one.png') + `- output: har-two.png\n  url: ${fixtures.url('/two-boxes')}\n  width: 200\n  height: 100\n`);
+    const files = unzipSync(readFileSync(path.join(dir, 'page.har.zip')));
+    const har = JSON.parse(Buffer.from(files['har.har'] as Uint8Array).toString()) as Har;
+    const solid = har.log.entries.find((entry) => entry.request.url === fixtures.url('/solid'));
+    // As Playwright attaches a body for shot-scraper: a file named by its SHA-1 beside har.har.
+    expect(solid?.response.content._file).toMatch(/^[0-9a-f]{40}\.html$/);
+    expect(Buffer.from(files[solid?.response.content._file as string] as Uint8Array).toString()).toContain('<body style="background:#ff0000');
+    const host = new URL(fixtures.origin).host.replaceAll('.', '-').replace(':', '');
+    expect(readFileSync(path.join(dir, 'page', `${host}-solid.html`), 'utf8')).toContain('<body style="background:#ff0000');
+    writeFileSync(path.join(dir, 'har.yml'), shots('har-one.png') + `- url: ${fixtures.url('/two-boxes')}\n`);
     const multi = await runShot(dir, ['--multi', 'har.yml', '--har']);
     expect(multi.code, multi.stderr).toBe(0);
-    const trace = JSON.parse(readFileSync(path.join(dir, 'trace.har'), 'utf8')) as typeof har;
+    const trace = JSON.parse(readFileSync(path.join(dir, 'trace.har'), 'utf8')) as Har;
     expect(trace.log.entries.map((entry) => entry.request.url)).toEqual(expect.arrayContaining([fixtures.url('/solid'), fixtures.url('/two-boxes')]));
-    expect(existsSync(path.join(dir, 'har-two.png'))).toBe(true);
+    expect(trace.log.entries.find((entry) => entry.request.url === fixtures.url('/two-boxes'))?.response.content.text).toContain('<div id="a"');
+    expect(existsSync(path.join(dir, 'har-one.png'))).toBe(true);
+    expect(existsSync(path.join(dir, `${host}-two-boxes.png`))).toBe(false);
+  });
+
+  it('--skip (test_multi_har --skip, skip_or_fail) and --auth-username/--auth-password with auth --headless: a 404 skipped with exit 0, a Basic sign-in saved for -a', async () => {
+    const skipped = await runShot(dir, [fixtures.url('/missing'), '-o', 'missing.png', '--skip']);
+    expect([skipped.code, skipped.stderr]).toEqual([0, `404 error for ${fixtures.url('/missing')}, skipping\n`]);
+    expect(existsSync(path.join(dir, 'missing.png'))).toBe(false);
+    const both = await runShot(dir, [fixtures.url('/missing'), '--skip', '--fail']);
+    expect([both.code, both.stderr]).toEqual([2, expect.stringContaining('--skip and --fail cannot be used together')]);
+    const signedIn = await cli('auth', fixtures.url('/basic'), 'state.json', '--headless', '--auth-username', 'user', '--auth-password', 'pass');
+    expect(signedIn.code, signedIn.stderr).toBe(0);
+    const state = JSON.parse(readFileSync(path.join(dir, 'state.json'), 'utf8')) as { cookies: { name: string; value: string }[]; origins: { origin: string; localStorage: unknown[] }[] };
+    expect(state.cookies).toEqual([expect.objectContaining({ name: 'session', value: 'signed-in' })]);
+    expect(state.origins).toEqual([{ origin: fixtures.origin, localStorage: [{ name: 'token', value: 'xyz' }] }]);
+    expect(statSync(path.join(dir, 'state.json')).mode & 0o777).toBe(0o600);
+  });
+
+  it('auth without a display, --browser firefox, -i gh:title: refused before any browser starts, saying why', async () => {
+    const { DISPLAY: _display, WAYLAND_DISPLAY: _wayland, ...env } = process.env;
+    const windowless = await runCli(dir, ['auth', fixtures.url('/basic'), 'auth.json'], '', env);
+    expect([windowless.code, windowless.stderr]).toEqual([2, expect.stringContaining('there is no display here (DISPLAY is not set)')]);
+    const firefox = await cli('javascript', fixtures.url('/solid'), 'document.title', '--browser', 'firefox');
+    expect([firefox.code, firefox.stderr]).toEqual([2, expect.stringContaining('--browser firefox is not available: capture-engine drives Chromium only')]);
+    const github = await cli('javascript', fixtures.url('/solid'), '-i', 'gh:title');
+    expect([github.code, github.stderr]).toEqual([3, expect.stringContaining("GitHub path format should be 'username/repo/path/to/file.js' or 'username/file.js'")]);
   });
 
   it('test_video_records_video (a local page, a click to the page it links to) and test_video_validation', async () => {
     local();
-    const board = 'output: demo.webm\nurl: index.html\ncursor: true\nviewport:\n  width: 640\n  height: 360\nscenes:\n  - name: Home\n    wait_for: "#more"\n    do:\n      - pause: 0.1\n  - name: Details\n    do:\n      - click: "#more"\n      - wait_for: "#more-heading"\n';
+    // With the CLI's own steps (docs/video.md): sh: before the browser and in a scene, screenshot:, and open: after the first scene.
+    const board = 'output: demo.webm\nurl: index.html\nsh: [touch, before.txt]\ncursor: true\nviewport:\n  width: 640\n  height: 360\nscenes:\n  - name: Home\n    wait_for: "#more"\n    do:\n      - pause: 0.1\n  - name: Details\n    do:\n      - click: "#more"\n      - wait_for: "#more-heading"\n      - screenshot: {output: heading.png, selector: "#more-heading"}\n  - name: Back\n    sh: test -f heading.png && touch scene.txt\n    open: index.html\n';
     const run = await runCli(dir, ['video', '-'], board);
     expect(run.code, run.stderr).toBe(0);
     expect(readFileSync(path.join(dir, 'demo.webm')).subarray(0, 4).equals(Buffer.from([0x1a, 0x45, 0xdf, 0xa3]))).toBe(true);
+    expect([existsSync(path.join(dir, 'before.txt')), existsSync(path.join(dir, 'scene.txt'))]).toEqual([true, true]);
+    expect((await image('heading.png')).height).toBeGreaterThan(10);
     const empty = await runCli(dir, ['video', '-'], '');
     expect(empty.stderr).toContain('Storyboard YAML file cannot be empty');
     const banana = await runCli(dir, ['video', '-'], 'output: demo.webm\nurl: https://example.com/\nscenes:\n- name: one\n  banana: true\n');

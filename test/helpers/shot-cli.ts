@@ -13,9 +13,9 @@ export function runShot(cwd: string, args: string[], input = ''): Promise<ShotRu
 }
 
 /** The built CLI's command `args[0]` as a separate process in `cwd`, local addresses allowed, `input` on its standard input. */
-export function runCli(cwd: string, args: string[], input = ''): Promise<ShotRun> {
+export function runCli(cwd: string, args: string[], input = '', env: NodeJS.ProcessEnv = process.env): Promise<ShotRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BUILT_CLI, ...args, '--allow-private-networks', '--quiet'], { cwd, env: { ...process.env, CAPTURE_LOG_LEVEL: 'silent' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BUILT_CLI, ...args, '--allow-private-networks', '--quiet'], { cwd, env: { ...env, CAPTURE_LOG_LEVEL: 'silent' }, stdio: ['pipe', 'pipe', 'pipe'] });
     const stdout: Buffer[] = [];
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
