@@ -57,6 +57,7 @@ describe('pdf_merge', () => {
     [{ pdf_merge: [{ html: 'x' }], url: 'https://example.com/' }, ['pdf_merge', 'url']],
     [{ pdf_merge: [{ html: 'x' }], pdf_ua: true }, ['pdf_merge', 'pdf_ua']],
     [{ pdf_merge: [{ html: 'x' }], pdf_outline: true }, ['pdf_merge', 'pdf_outline']],
+    [{ pdf_merge: [{ html: 'x' }], metadata: 'true', response_type: 'json' }, ['pdf_merge', 'metadata']],
     [{ pdf_merge: [{ html: 'x' }], format: 'png' }, ['pdf_merge', 'format']],
     [{ pdf_merge: [{ html: 'x', params: { pdf_single_page: true } }], pdf_paper: 'Letter' }, ['pdf_merge[0].params.pdf_single_page', 'pdf_paper']],
   ])('refuses %o as INCOMPATIBLE_PARAMETERS naming %o', (raw, params) => {

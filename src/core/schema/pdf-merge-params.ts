@@ -65,6 +65,8 @@ export const PDF_MERGE_ALLOWED_TEXT = {
 
 /** What the join of the parts cannot keep: each part's tags and outline (qpdf joins pages, links and annotations). */
 const LOST_IN_JOIN = ['pdf_ua', 'pdf_tagged', 'pdf_outline'] as const;
+/** What describes one page, where a merge prints several: none of it is gathered from the parts. */
+const ONE_PAGE = ['outputs', 'metadata', 'diagnostics', 'har'] as const;
 
 /**
  * pdf_merge is the whole document, a pdf: the uploads (files) are what its parts name, and no other
@@ -73,6 +75,8 @@ const LOST_IN_JOIN = ['pdf_ua', 'pdf_tagged', 'pdf_outline'] as const;
 export function checkMergeRequest(given: Map<string, unknown>, inputs: readonly string[]): void {
   const lost = LOST_IN_JOIN.find((name) => given.get(name) === true);
   if (lost !== undefined) throw incompatible(`pdf_merge joins the parts' pages, links and annotations, not their tags or outline, which ${lost} needs`, ['pdf_merge', lost]);
+  const onePage = ONE_PAGE.find((name) => given.has(name) && given.get(name) !== false);
+  if (onePage !== undefined) throw incompatible(`${onePage} describes one page; pdf_merge prints several into one PDF`, ['pdf_merge', onePage]);
   const other = inputs.find((name) => name !== 'files');
   if (other !== undefined) throw incompatible(`pdf_merge is the whole document; ${other} would be another: give it as a part`, ['pdf_merge', other]);
   if (!given.has('format')) given.set('format', 'pdf');
