@@ -9,7 +9,8 @@
 // own (`data:image/png;copy=N;...`, as a cache-busting `logo.png?v=N` would be), which Chromium
 // stores again for each address. Variants, in the same run: plain; pdf_optimize
 // (Ghostscript stores identical images once, qpdf packs object streams); pdf_optimize with
-// pdf_image_dpi=96; pdf_a=PDF/A-2b. For each: the bytes (the same every time), the distinct image
+// pdf_image_dpi=96; pdf_a=PDF/A-2b; pdf_merge of the same pages as 5 html parts of 10, without and
+// with pdf_optimize. For each: the bytes (the same every time), the distinct image
 // objects (`pdfimages -list`), and the median time of `iterations` captures, interleaved.
 // Prints a markdown table; the numbers of a run go to results/pdf-size.md by hand.
 
@@ -27,6 +28,7 @@ import { INVOICE } from './invoice.js';
 const opts = readOptions(import.meta.url, { quick: { flag: true, env: 'BENCH_QUICK' }, iterations: { env: 'BENCH_ITERATIONS' } });
 const ITERATIONS = opts.number('iterations', opts.flag('quick') ? 2 : 5);
 const PAGES = 50;
+const PARTS = 5;
 const log = (...a) => console.error('[pdf-size]', ...a);
 
 const problem = missing();
@@ -40,14 +42,23 @@ const VARIANTS = [
   ['pdf_optimize', { pdf_optimize: true }],
   ['pdf_optimize, pdf_image_dpi=96', { pdf_optimize: true, pdf_image_dpi: 96 }],
   ['pdf_a=PDF/A-2b', { pdf_a: 'PDF/A-2b' }],
+  // The same 50 pages as 5 parts of 10: five prints on one page, joined by qpdf, an outline entry each.
+  ['pdf_merge, 5 parts of 10 pages', (image) => merged(image)],
+  ['pdf_merge, pdf_optimize', (image) => ({ ...merged(image), pdf_optimize: true })],
 ];
 
-/** The invoice's body repeated until it fills PAGES pages, each copy starting a page with the logo by its own address. */
-function document(logo) {
+/** The document as PARTS html parts of PAGES / PARTS pages each, in order. */
+function merged(image) {
+  const copies = PAGES / PARTS / 5;
+  return { html: undefined, pdf_merge: Array.from({ length: PARTS }, (_, part) => ({ html: document(image, part * copies, copies) })) };
+}
+
+/** The invoice's body repeated until it fills PAGES pages (or `count` copies from `first`), each copy starting a page with the logo by its own address. */
+function document(logo, first = 0, count = PAGES / 5) {
   const body = INVOICE.slice(INVOICE.indexOf('<body>') + 6, INVOICE.indexOf('</body>'));
   const head = INVOICE.slice(0, INVOICE.indexOf('<body>'));
   // The invoice is 5 pages on A4 as printed: 10 copies.
-  const copies = Array.from({ length: PAGES / 5 }, (_, i) => `<section style="break-after:page"><img src="data:image/png;copy=${i};base64,${logo}" style="width:120px;height:60px">${body}</section>`).join('');
+  const copies = Array.from({ length: count }, (_, i) => `<section style="break-after:page"><img src="data:image/png;copy=${first + i};base64,${logo}" style="width:120px;height:60px">${body}</section>`).join('');
   return `${head}<body>${copies}</body></html>`;
 }
 
@@ -76,7 +87,7 @@ try {
   for (let round = 0; round < ITERATIONS; round++) {
     for (const [index, [name, params]] of VARIANTS.entries()) {
       const started = performance.now();
-      const result = await engine.capture({ ...base, ...params });
+      const result = await engine.capture({ ...base, ...(typeof params === 'function' ? params(image) : params) });
       const entry = results[index];
       entry.times.push(performance.now() - started);
       entry.bytes = result.data.length;
