@@ -30,21 +30,34 @@ export function findProcessWithArg(arg: string): number | undefined {
 
 /** `root` and every process below it, parents before children. */
 export function processTree(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const pid of allPids()) {
-    const parent = parentOf(pid);
-    if (parent !== undefined) children.set(parent, [...(children.get(parent) ?? []), pid]);
-  }
-  const tree = isLive(root) ? [root] : [];
-  for (const pid of tree) tree.push(...(children.get(pid) ?? []));
-  return tree;
+  return treeStats(root).map(([pid]) => pid);
 }
 
 /** A reading of every process of the tree under `root`; processes gone meanwhile are left out. */
 export function sampleTree(root: number): ProcessSample[] {
-  return processTree(root).flatMap((pid) => {
-    const sample = sampleProcess(pid);
+  return treeStats(root).flatMap(([pid, stat]) => {
+    const sample = sampleProcess(pid, stat);
     return sample ? [sample] : [];
+  });
+}
+
+/** The tree's processes with their stat fields, from one reading of every process's stat (the sampling reuses it). */
+function treeStats(root: number): [number, string[]][] {
+  const stats = new Map<number, string[]>();
+  const children = new Map<number, number[]>();
+  for (const pid of allPids()) {
+    const stat = statFields(pid);
+    if (!stat) continue;
+    stats.set(pid, stat);
+    const parent = Number(stat[1]);
+    children.set(parent, [...(children.get(parent) ?? []), pid]);
+  }
+  const rootState = stats.get(root)?.[0];
+  const tree = rootState !== undefined && rootState !== 'Z' && rootState !== 'X' ? [root] : [];
+  for (const pid of tree) tree.push(...(children.get(pid) ?? []));
+  return tree.flatMap((pid) => {
+    const stat = stats.get(pid);
+    return stat ? [[pid, stat] as [number, string[]]] : [];
   });
 }
 
@@ -61,13 +74,31 @@ export function killProcess(pid: number): void {
   }
 }
 
-function sampleProcess(pid: number): ProcessSample | undefined {
-  const stat = statFields(pid);
+function sampleProcess(pid: number, stat: string[]): ProcessSample | undefined {
   const status = readProc(pid, 'status');
-  if (!stat || status === undefined) return undefined;
+  if (status === undefined) return undefined;
   const rssKb = /VmRSS:\s+(\d+)/.exec(status)?.[1];
-  const kind = /--type=([\w-]+)/.exec(commandLine(pid).join(' '))?.[1] ?? 'browser';
-  return { pid, kind, cpuMs: (Number(stat[11]) + Number(stat[12])) * MS_PER_TICK, rssBytes: Number(rssKb ?? 0) * 1024 };
+  return { pid, kind: kindOf(pid, stat[19] ?? ''), cpuMs: (Number(stat[11]) + Number(stat[12])) * MS_PER_TICK, rssBytes: Number(rssKb ?? 0) * 1024 };
+}
+
+/** Kinds by pid and start time (a pid reused starts at another time), so that a command line is read once, not every second. */
+const kinds = new Map<string, string>();
+
+/**
+ * A zygote's kind and the browser's are read again every time: a renderer is forked from a zygote
+ * and renames its command line to `--type=renderer` a moment later, a child the browser starts
+ * holds the browser's command line until it runs its own, and a renderer taken for either would
+ * escape the watchdog for its life.
+ */
+function kindOf(pid: number, startTime: string): string {
+  const key = `${pid}:${startTime}`;
+  const known = kinds.get(key);
+  if (known !== undefined) return known;
+  const kind = /--type=([\w-]+)/.exec(commandLine(pid).join(' '))?.[1];
+  if (kind === undefined || kind === 'zygote') return kind ?? 'browser';
+  if (kinds.size >= 10_000) kinds.clear();
+  kinds.set(key, kind);
+  return kind;
 }
 
 /** The fields of /proc/<pid>/stat after the command name (which may hold spaces): [0] is the state. */
@@ -75,16 +106,6 @@ function statFields(pid: number): string[] | undefined {
   const stat = readProc(pid, 'stat');
   if (stat === undefined) return undefined;
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-}
-
-function parentOf(pid: number): number | undefined {
-  const parent = statFields(pid)?.[1];
-  return parent === undefined ? undefined : Number(parent);
-}
-
-function isLive(pid: number): boolean {
-  const state = statFields(pid)?.[0];
-  return state !== undefined && state !== 'Z' && state !== 'X';
 }
 
 function commandLine(pid: number): string[] {
