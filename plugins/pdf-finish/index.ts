@@ -38,16 +38,24 @@ function marksOf(params: CaptureParams): Mark[] {
   return marks;
 }
 
-/** What qpdf is asked to do for these parameters. */
-function qpdfPassOf(params: CaptureParams): QpdfPass {
+/**
+ * What qpdf is asked to do for these parameters: one pass on the document; with pdf_split, the
+ * pages' work on the document and the encryption and linearization on each file of the split.
+ */
+function qpdfPassesOf(params: CaptureParams): { whole?: QpdfPass; each?: QpdfPass } {
   const protection = protectedBy(params) ? { userPassword: params.pdf_password, ownerPassword: params.pdf_owner_password, permissions: params.pdf_permissions } : undefined;
-  return { rotate: params.pdf_rotate, rotatePages: params.pdf_rotate_pages, linearize: params.pdf_linearize, pack: params.pdf_optimize, flatten: params.pdf_flatten, protection };
+  const all: QpdfPass = { rotate: params.pdf_rotate, rotatePages: params.pdf_rotate_pages, linearize: params.pdf_linearize, pack: params.pdf_optimize, flatten: params.pdf_flatten, protection };
+  if (params.pdf_split === undefined) return needsQpdf(params) ? { whole: all } : {};
+  const pages = params.pdf_rotate !== undefined || params.pdf_optimize || params.pdf_flatten;
+  const sealing = protection !== undefined || params.pdf_linearize;
+  return { ...(pages ? { whole: { ...all, linearize: false, protection: undefined } } : {}), ...(sealing ? { each: { linearize: params.pdf_linearize, pack: false, flatten: false, protection } } : {}) };
 }
 
 /**
  * What is done to the printed PDF before it is stored, in this order: pdf_merge's parts joined (qpdf, pdf-lib's outline), PDF/UA marks (pdf-lib, on
  * Chromium's tagged file), PDF/A or pdf_optimize (Ghostscript), the e-invoice and the attachments (pdf-lib), one qpdf pass that rotates, flattens, linearizes
- * and encrypts (nothing can read the file after it), or else the signature (nothing may change the file after it), and last pdf_split (qpdf). Each tool runs inside the capture, so within its queue slot and its deadline, in a
+ * and encrypts (with pdf_split: rotates and flattens, then qpdf cuts the files and each is linearized and encrypted in a pass of its own), and
+ * last on each file the signature (nothing may change the file after it). Each tool runs inside the capture, so within its queue slot and its deadline, in a
  * temp dir removed afterwards, killed when the capture is aborted.
  */
 export function pdfFinish(options: PdfFinishOptions = {}): CapturePlugin {
@@ -70,6 +78,12 @@ export function pdfFinish(options: PdfFinishOptions = {}): CapturePlugin {
   };
   const qpdf = (): Promise<string> => lookUp('qpdf', () => findTool('qpdf', options.qpdfPath, 'CAPTURE_QPDF_PATH'));
   let signingKey: Promise<SigningKey | undefined> | undefined;
+  // Read once; read again after a failure, so that a key the operator puts right is taken without a restart.
+  const signingKeyNow = (): Promise<SigningKey | undefined> =>
+    (signingKey ??= signingKeyOf().catch((error: unknown) => {
+      signingKey = undefined;
+      throw error;
+    }));
 
   const finish = async (ctx: CaptureContext): Promise<void> => {
     const data = ctx.output?.data;
@@ -95,21 +109,22 @@ export function pdfFinish(options: PdfFinishOptions = {}): CapturePlugin {
     if (invoice) pdf = await embedEInvoice(pdf, invoice);
     // After PDF/A, whose Ghostscript would not carry them; before encryption.
     if (params.pdf_attachments !== undefined) pdf = await embedAttachments(pdf, params.pdf_attachments, ctx.document, ctx.attachments);
-    if (needsQpdf(params)) {
+    const passes = qpdfPassesOf(params);
+    const runQpdf = async (file: Buffer, pass: QpdfPass): Promise<Buffer> => {
       const binary = await qpdf();
-      pdf = await inTempDir(tempDir, (dir) => qpdfPass(pdf, qpdfPassOf(params), { qpdf: binary, dir, signal, timeoutMs: ctx.remaining() }));
-    }
-    if (params.pdf_sign) {
-      // Read once; read again after a failure, so that a key the operator puts right is taken without a restart.
-      signingKey ??= signingKeyOf().catch((error: unknown) => {
-        signingKey = undefined;
-        throw error;
-      });
-      pdf = await signPdf(pdf, await signingKey);
-    }
-    if (params.pdf_split !== undefined) {
+      return inTempDir(tempDir as string, (dir) => qpdfPass(file, pass, { qpdf: binary, dir, signal, timeoutMs: ctx.remaining() }));
+    };
+    if (passes.whole) pdf = await runQpdf(pdf, passes.whole);
+    // Last, on each file of the answer: the encryption (nothing can read the file after it) or the signature (nothing may change it after it).
+    const seal = async (file: Buffer): Promise<Buffer> => {
+      const passed = passes.each ? await runQpdf(file, passes.each) : file;
+      return params.pdf_sign ? signPdf(passed, await signingKeyNow()) : passed;
+    };
+    if (params.pdf_split === undefined) pdf = await seal(pdf);
+    else {
       const [binary, split] = [await qpdf(), params.pdf_split];
       const parts = await inTempDir(tempDir, (dir) => splitPdf(pdf, split, params.pdf_split_unify, { qpdf: binary, dir, signal, timeoutMs: ctx.remaining() }));
+      for (const part of parts) part.data = await seal(part.data);
       if (params.pdf_split_unify) pdf = (parts[0] as { data: Buffer }).data;
       else {
         const zip = zipOf(parts);

@@ -539,7 +539,7 @@ describe.skipIf(!isBuilt())('PDF finishing over HTTP (npm start)', () => {
     expect(await refusedWith(await postForm(notPdf))).toMatchObject([400, { code: 'INVALID_PARAMETER', param: 'pdf_merge[1].file' }]);
   });
 
-  it('splits into the asked ranges: a ZIP, or with response_type=json the stored files and their pages', async () => {
+  it('splits into the asked ranges: a ZIP, or with response_type=json the stored files and their pages; each file signed', async () => {
     const zipped = await postJson({ html: sections(3), format: 'pdf', pdf_split: '1-2,3' });
     expect(zipped.headers.get('content-type')).toBe('application/zip');
     const entries = unzipSync(await bytesOf(zipped));
@@ -551,6 +551,14 @@ describe.skipIf(!isBuilt())('PDF finishing over HTTP (npm start)', () => {
     expect(stored.map(pages)).toEqual([1, 2]);
     expect(pageText(stored[0] as Buffer, 1)).toContain('Section 3');
     expect(Object.keys(unzipSync(await bytesOf(await fetch(new URL(answer.url, service.origin), { headers: { 'X-API-Key': KEY } }))))).toEqual(['pages-3.pdf', 'pages-1-2.pdf']);
+    // Each file of a split is signed on its own: pdfsig finds one valid signature over the whole of each.
+    const signed = unzipSync(await bytesOf(await postJson({ html: sections(3), format: 'pdf', pdf_split: 'every:2', pdf_sign: true })));
+    expect(Object.keys(signed)).toEqual(['pages-1-2.pdf', 'pages-3.pdf']);
+    for (const pdf of Object.values(signed)) {
+      const signature = readWith('pdfsig', Buffer.from(pdf), ['FILE']).stdout;
+      expect(signature).toContain('Signature Validation: Signature is Valid.');
+      expect(signature).toContain('Total document signed');
+    }
     const beyond = await postJson({ html: sections(3), format: 'pdf', pdf_split: '2-4' });
     expect([beyond.status, await beyond.json()]).toMatchObject([400, { code: 'INVALID_PARAMETER', param: 'pdf_split' }]);
   });

@@ -209,13 +209,27 @@ describe('pdf_split, pdf_split_unify', () => {
     expect(await errorOf({ pdf_split: 'every:4', pdf_split_unify: true })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['pdf_split_unify', 'pdf_split'] } });
   });
 
-  it('refuses ranges that are not, pages the PDF has not and what cannot cover the files, naming the parameters', async () => {
+  it('encrypts and linearizes each file of a split, with the rights asked for; the pages are turned in the document first', async () => {
+    const files = unzipSync((await engine.capture({ html: THREE, format: 'pdf', pdf_split: 'every:2', pdf_password: 'open sesame', pdf_owner_password: 'owner', pdf_permissions: 'copy', pdf_linearize: true, pdf_rotate: 90, pdf_rotate_pages: '3' })).data as Buffer);
+    expect(Object.keys(files)).toEqual(['pages-1-2.pdf', 'pages-3.pdf']);
+    for (const [name, pdf] of Object.entries(files)) {
+      const file = Buffer.from(pdf);
+      expect(read('pdftotext', file, ['-q', 'FILE', '-']).ok).toBe(false);
+      const shown = read('qpdf', file, ['--password=open sesame', '--show-encryption']).out;
+      for (const line of ['R = 6', 'stream encryption method: AESv3', 'print low resolution: not allowed', 'extract for any purpose: allowed']) expect(shown).toContain(line);
+      const info = read('pdfinfo', file, ['-upw', 'open sesame']).out;
+      expect(info).toMatch(/Optimized:\s+yes/);
+      expect(info).toMatch(name === 'pages-3.pdf' ? /Page rot:\s+90/ : /Page rot:\s+0/);
+    }
+    expect(read('pdftotext', Buffer.from(files['pages-3.pdf'] as Uint8Array), ['-upw', 'open sesame', 'FILE', '-']).out).toContain('Page Three');
+  });
+
+  it('refuses ranges that are not and pages the PDF has not, naming the parameters', async () => {
     expect(await errorOf({ pdf_split: '2-1' })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'pdf_split' } });
     expect(await errorOf({ pdf_split: '1,x' })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'pdf_split' } });
     expect(await errorOf({ pdf_split: Array.from({ length: 101 }, (_, index) => index + 1).join(',') })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'pdf_split' } });
     expect(await errorOf({ pdf_split: '2-5' })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'pdf_split' }, message: expect.stringContaining('page 5 asked for, the PDF has 2') });
     expect(await errorOf({ pdf_split_unify: true })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['pdf_split_unify', 'pdf_split'] } });
-    expect(await errorOf({ pdf_split: 'pages', pdf_sign: true })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['pdf_split', 'pdf_sign'] } });
   });
 });
 

@@ -23,7 +23,7 @@ export const PDF_SPLIT_PROPERTIES = {
     Type.String({
       minLength: 1,
       maxLength: 512,
-      description: `Split the PDF, answered as a ZIP (at most ${MAX_PDF_SPLIT_FILES} files): page ranges such as \`1-2,3\` or \`2-\` (to the last page), one PDF per comma-separated range; \`pages\` (one PDF per page) or \`pages:2-\` (one per page of those ranges); \`every:N\` (one PDF per N pages in order, the last one shorter). Not with pdf_sign or a password.`,
+      description: `Split the PDF, answered as a ZIP (at most ${MAX_PDF_SPLIT_FILES} files): page ranges such as \`1-2,3\` or \`2-\` (to the last page), one PDF per comma-separated range; \`pages\` (one PDF per page) or \`pages:2-\` (one per page of those ranges); \`every:N\` (one PDF per N pages in order, the last one shorter). A password, permissions, pdf_linearize and pdf_sign apply to each file.`,
     }),
   ),
   pdf_split_unify: Type.Boolean({ default: false, description: 'With pdf_split ranges or pages: one PDF of the selected pages, in order, instead of a ZIP.' }),
@@ -90,6 +90,4 @@ export function checkSplit(given: Map<string, unknown>, incompatible: (message: 
   if (!given.has('pdf_split')) return;
   const spec = splitSpecOf(given.get('pdf_split') as string);
   if (spec.kind === 'every' && given.get('pdf_split_unify') === true) throw incompatible('pdf_split=every:N makes files of N pages, which pdf_split_unify would join again: give ranges', ['pdf_split_unify', 'pdf_split']);
-  const other = ['pdf_password', 'pdf_owner_password'].find((name) => given.has(name)) ?? (given.get('pdf_sign') === true ? 'pdf_sign' : undefined);
-  if (other !== undefined) throw incompatible(`pdf_split cuts the finished PDF into new files, which ${other} does not cover`, ['pdf_split', other]);
 }
