@@ -8,7 +8,10 @@ import { runCapture, type CaptureRun } from './run-capture.js';
 import { documentAt, documentOf, type CaptureDocument } from './document/capture-document.js';
 import { abortable } from './deadline.js';
 import { CaptureError } from './errors/catalogue.js';
+import { PDF_OPTION_PROPERTIES } from './schema/pdf-params.js';
 
+/** The longest outline title taken from a page: pdf_title's bound. */
+const MAX_TITLE = (PDF_OPTION_PROPERTIES.pdf_title as { maxLength: number }).maxLength;
 /** A part runs every phase but store: only the merged PDF is stored. */
 const PART_PHASES = PHASES.filter((phase) => phase !== 'store');
 /** The merge itself: the parts are joined and finished in encode (pdf-finish), then stored. */
@@ -44,7 +47,8 @@ export async function runMerge(run: CaptureRun, parts: readonly MergePart[], egr
       });
       const { data, path, size } = outcome.output;
       bytes += size;
-      const title = part.title ?? ((await run.lease.page.title().catch(() => '')).trim() || url || part.file || `Part ${part.index + 1}`);
+      // A page's title may be megabytes: an entry gets pdf_title's most.
+      const title = part.title ?? ((await run.lease.page.title().catch(() => '')).trim().slice(0, MAX_TITLE) || url || part.file || `Part ${part.index + 1}`);
       merged.push({ index: part.index, title, data, path });
       for (const name of outcome.incomplete) incomplete.add(name);
     }
