@@ -77,7 +77,7 @@ describe.skipIf(!isBuilt())('what a settled page says, over HTTP (npm start)', (
     expect(((await (await file(body.metadata_url)).json()) as { title: string }).title).toBe('Pruning apple trees | Orchard Notes');
   });
 
-  it('outputs= works with a document given as html (POST JSON)', async () => {
+  it('outputs= works with a document given as html or Markdown (POST JSON) or as uploaded files', async () => {
     const answer = await fetch(`${service.origin}/api/v1/capture`, {
       method: 'POST',
       headers: { 'X-API-Key': account.key, 'Content-Type': 'application/json' },
@@ -87,6 +87,20 @@ describe.skipIf(!isBuilt())('what a settled page says, over HTTP (npm start)', (
     expect(answer.status, JSON.stringify(body)).toBe(200);
     expect(await (await file(body.markdown_url)).text()).toBe('# Given\n\nSee [a](https://example.com/a).\n');
     expect(await (await file(body.links_url)).json()).toEqual({ links: [{ url: 'https://example.com/a', text: 'a', rel: null, same_origin: false }] });
+    // Given as Markdown, and as uploaded files (multipart): the same sidecars of the rendered page.
+    const given = async (body: string | FormData): Promise<Record<'markdown_url' | 'links_url', string>> => {
+      const response = await fetch(`${service.origin}/api/v1/capture`, { method: 'POST', headers: { 'X-API-Key': account.key, ...(typeof body === 'string' ? { 'Content-Type': 'application/json' } : {}) }, body });
+      const answer = (await response.json()) as Record<'markdown_url' | 'links_url', string>;
+      expect(response.status, JSON.stringify(answer)).toBe(200);
+      return answer;
+    };
+    const fromMarkdown = await given(JSON.stringify({ markdown: '# Given\n\nSee [b](https://example.com/b).', outputs: 'markdown,links', response_type: 'json' }));
+    expect(await (await file(fromMarkdown.markdown_url)).text()).toBe('# Given\n\nSee [b](https://example.com/b).\n');
+    const form = new FormData();
+    for (const [name, value] of Object.entries({ outputs: 'links', response_type: 'json' })) form.append(name, value);
+    form.append('files', new Blob(['<a href="page2.html">next</a>'], { type: 'text/html' }), 'index.html');
+    const fromFiles = await given(form);
+    expect(await (await file(fromFiles.links_url)).json()).toEqual({ links: [{ url: 'https://document.capture-engine.invalid/page2.html', text: 'next', rel: null, same_origin: true }] });
   });
 
   it('a render link to a page\'s Markdown is cached: the second answer is X-Cache: HIT without loading the page again', async () => {
