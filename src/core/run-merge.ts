@@ -11,7 +11,7 @@ import { CaptureError } from './errors/catalogue.js';
 import { PDF_OPTION_PROPERTIES } from './schema/pdf-params.js';
 
 /** The longest outline title taken from a page: pdf_title's bound. */
-const MAX_TITLE = (PDF_OPTION_PROPERTIES.pdf_title as { maxLength: number }).maxLength;
+const MAX_TITLE = (PDF_OPTION_PROPERTIES.pdf_title as { maxLength?: number }).maxLength;
 /** A part runs every phase but store: only the merged PDF is stored. */
 const PART_PHASES = PHASES.filter((phase) => phase !== 'store');
 /** The merge itself: the parts are joined and finished in encode (pdf-finish), then stored. */
