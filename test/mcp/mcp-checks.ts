@@ -24,6 +24,9 @@ export function documentedConfigs(): { stdio: ClientConfig; http: ClientConfig }
   const stdio = servers.find((server) => server?.command !== undefined);
   const http = servers.find((server) => server?.url !== undefined);
   expect(stdio && http).toBeDefined();
+  // The README gives the stdio one to paste: the same.
+  const readme = codeBlocks('README.md').filter((block) => block.lang === 'json' && block.code.includes('mcpServers'));
+  expect(readme.map((block) => (JSON.parse(block.code) as { mcpServers: Record<string, ClientConfig> }).mcpServers['capture-engine'])).toEqual([stdio]);
   return { stdio: stdio as ClientConfig, http: http as ClientConfig };
 }
 
