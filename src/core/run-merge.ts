@@ -43,7 +43,7 @@ export async function runMerge(run: CaptureRun, parts: readonly MergePart[], egr
       // What the parts printed so far leave of pdf_max_bytes is the most the next may print.
       const left = params.pdf_max_bytes === undefined ? undefined : Math.max(1, params.pdf_max_bytes - bytes);
       const outcome = await runCapture({ ...run, params: { ...part.params, pdf_max_bytes: left }, document, timings: partTimings, phases: PART_PHASES, hooks: run.hooks }).catch((error: unknown) => {
-        throw inPart(error, part.index, params.pdf_max_bytes);
+        throw inPart(error, part, params.pdf_max_bytes);
       });
       const { data, path, size } = outcome.output;
       bytes += size;
@@ -69,12 +69,17 @@ function partDocument(part: MergePart, uploads: CaptureDocument | undefined, tem
   return documentOf(part.params, signal);
 }
 
-/** A part's failure, said of its part; a part past pdf_max_bytes is the merged PDF past it. */
-function inPart(error: unknown, index: number, maxBytes: number | undefined): unknown {
+/**
+ * A part's failure, said of its part: a parameter its params set named by its place
+ * (`pdf_merge[1].params.pdf_page_ranges`), and a part past pdf_max_bytes the merged PDF past it.
+ */
+function inPart(error: unknown, { index, own }: MergePart, maxBytes: number | undefined): unknown {
   if (!(error instanceof CaptureError)) return error;
   const over = error.code === 'PAYLOAD_TOO_LARGE' && error.details.param === 'pdf_max_bytes';
   const message = over ? `The merged PDF is larger than pdf_max_bytes (${(maxBytes as number).toLocaleString('en-US')} bytes)` : error.message;
-  return new CaptureError(error.code, `pdf_merge[${index}]: ${message}`, { details: { ...error.details, ...(over ? { max: maxBytes } : {}) }, headers: error.headers, cause: error });
+  const { param } = error.details as { param?: string };
+  const placed = param !== undefined && own.includes(param) ? { param: `pdf_merge[${index}].params.${param}` } : {};
+  return new CaptureError(error.code, `pdf_merge[${index}]: ${message}`, { details: { ...error.details, ...(over ? { max: maxBytes } : {}), ...placed }, headers: error.headers, cause: error });
 }
 
 /** Each phase's time over every run. */

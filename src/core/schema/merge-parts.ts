@@ -18,6 +18,8 @@ export interface MergePart {
   pdf: boolean;
   /** The part's own title for the outline (its params.pdf_title). */
   title?: string;
+  /** The parameters its params set, which a refusal while it prints names by their place. */
+  own: readonly string[];
 }
 
 type RawPart = { url?: string; html?: string; markdown?: string; file?: string; params?: Record<string, unknown> };
@@ -59,7 +61,7 @@ export function mergeParts(params: CaptureParams, parse: Parse): MergePart[] {
     const { pdf_title: title, ...layout } = own;
     const input = file === undefined ? { url: part.url, html: part.html, markdown: part.markdown } : FILE_STAND_IN;
     try {
-      return { index, params: parse({ ...(part.markdown === undefined ? pageBase : base), ...layout, ...input }), file, pdf, title: title === undefined ? undefined : (parse({ html: '-', format: 'pdf', pdf_title: title }).pdf_title as string) };
+      return { index, params: parse({ ...(part.markdown === undefined ? pageBase : base), ...layout, ...input }), file, pdf, own: Object.keys(own), title: title === undefined ? undefined : (parse({ html: '-', format: 'pdf', pdf_title: title }).pdf_title as string) };
     } catch (error) {
       throw error instanceof CaptureError ? placed(error, at, (name) => Object.hasOwn(own, name) || !Object.hasOwn(base, name)) : error;
     }
