@@ -31,6 +31,12 @@ export function basicAuthHeaders(own: Record<string, unknown>, headers: unknown,
   return { headers: { ...given, Authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` } };
 }
 
+/** shot-scraper's `--interactive` and `--devtools` (a window to act in before the shot): the engine's browser has none. */
+export function checkInteractive(own: Record<string, unknown>, usage: string): void {
+  const flag = own.interactive === true ? '--interactive' : own.devtools === true ? '--devtools' : undefined;
+  if (flag !== undefined) throw new UsageError(`${flag} is not available: the engine captures in a browser without a window; act on the page with -j SCRIPT, or sign in first with capture-engine auth`, usage);
+}
+
 /** shot-scraper's `--skip` and `--fail` together. */
 export function checkSkip(own: Record<string, unknown>, params: Record<string, unknown>, usage: string): Record<string, unknown> {
   if (own.skip !== true) return {};

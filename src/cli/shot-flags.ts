@@ -30,15 +30,17 @@ capture-engine shot --multi <shots.yml>
   in one file, trace.har by default). A local HTML file opens with the files beside it.
   --skip (a page answering 4xx/5xx: say so, write nothing, exit 0), --auth-username/--auth-password
   (HTTP Basic, to the page's origin), -b/--browser chromium|chrome (the only engine here),
-  --js-file FILE, - or gh:user/script (github.com/user/shot-scraper-scripts).
+  --js-file FILE, - or gh:user/script (github.com/user/shot-scraper-scripts). A --multi shot that
+  times out is said on stderr and the next one runs, unless --fail or --fail-on-error.
+  --interactive and --devtools are refused: the engine's browser has no window (-j acts on the page).
   Also: --allow-private-networks, --storage-dir <dir>, --help (lists every parameter).`;
 
 /**
  * The command's own flags; every other flag is a capture parameter. shot-scraper's `--har` writes
  * the HAR of every page to a file (here, as there): the capture parameter `har` is of the HTTP service.
  */
-const OWN = new Set(['output', 'multi', 'allow-private-networks', 'storage-dir', 'help', 'quiet', 'no-clobber', 'browser-arg', 'log-console', 'log-requests', 'bypass-csp', 'auth', 'har', 'har-zip', 'har-file', 'skip', 'browser', 'auth-username', 'auth-password', 'leave-server']);
-const OWN_YES_NO = new Set(['allow-private-networks', 'help', 'quiet', 'no-clobber', 'log-console', 'bypass-csp', 'har', 'har-zip', 'skip', 'leave-server']);
+const OWN = new Set(['output', 'multi', 'allow-private-networks', 'storage-dir', 'help', 'quiet', 'no-clobber', 'browser-arg', 'log-console', 'log-requests', 'bypass-csp', 'auth', 'har', 'har-zip', 'har-file', 'skip', 'browser', 'auth-username', 'auth-password', 'leave-server', 'interactive', 'devtools', 'fail-on-error']);
+const OWN_YES_NO = new Set(['allow-private-networks', 'help', 'quiet', 'no-clobber', 'log-console', 'bypass-csp', 'har', 'har-zip', 'skip', 'leave-server', 'interactive', 'devtools', 'fail-on-error']);
 /** Own flags that may be given more than once, each value kept. */
 const REPEATED = new Set(['output', 'browser-arg']);
 const ALIASES: Record<string, keyof CaptureParams> = { fail: 'fail_on_http_error', width: 'viewport_width', height: 'viewport_height', 'scale-factor': 'device_scale_factor', retina: 'device_scale_factor', wait: 'delay', 'wait-for': 'wait_for_function', 'js-file': 'scripts' };

@@ -14,7 +14,7 @@ import { urlOrFile } from './shot-scraper.js';
 import { LocalFiles } from './local-files.js';
 import { openSession, wantsHar, type ShotSession } from './shot-session.js';
 import { extractHar, writeHar } from './har-output.js';
-import { basicAuthHeaders, checkBrowser, checkSkip } from './scraper-options.js';
+import { basicAuthHeaders, checkBrowser, checkInteractive, checkSkip } from './scraper-options.js';
 import { isCaptureError } from '../core/errors/catalogue.js';
 
 /** A command's own part in its run: a script evaluated in each page once it is ready, and the session once it is open. */
@@ -40,6 +40,7 @@ export async function shot(args: string[]): Promise<void> {
  */
 export async function runShots(own: Record<string, unknown>, given: Record<string, unknown>, usage: string, write: WriteResult, { evaluate, onSession }: RunOptions = {}): Promise<void> {
   checkBrowser(own.browser, usage);
+  checkInteractive(own, usage);
   const params = { ...given, ...basicAuthHeaders(own, given.headers, usage), ...checkSkip(own, given, usage) };
   const localFiles = new LocalFiles();
   try {
@@ -67,9 +68,10 @@ export async function runShots(own: Record<string, unknown>, given: Record<strin
           serverStarting = false;
         }
         const wanted = { ...shot, ...(wantsHar(own) ? { har: true } : {}) };
-        const result = await skipped(own, shot, capture(session, wanted, progress.follow(shots.indexOf(step.shot), shots.length, shot.output)));
+        const result = await skipped(own, given, shot, capture(session, wanted, progress.follow(shots.indexOf(step.shot), shots.length, shot.output)));
         progress.clear();
-        if (result === undefined) return;
+        if (result === 'stop') return;
+        if (result === 'next') continue;
         try {
           // shot-scraper's multi --har: an entry without output: loads its page for the HAR alone.
           if (step.harOnly !== true) await write(result, shot, session);
@@ -89,14 +91,23 @@ export async function runShots(own: Record<string, unknown>, given: Record<strin
   }
 }
 
-/** shot-scraper's `--skip`: a page answering an error status is said on stderr, and the command ends there with 0. */
-async function skipped(own: Record<string, unknown>, shot: Shot, capturing: Promise<CaptureResult>): Promise<CaptureResult | undefined> {
+/**
+ * shot-scraper's `--skip`: a page answering an error status is said on stderr, and the command ends
+ * there with 0 (`stop`). Its `multi`: a shot that times out is said, and the next one runs (`next`),
+ * unless `--fail` or `--fail-on-error`.
+ */
+async function skipped(own: Record<string, unknown>, params: Record<string, unknown>, shot: Shot, capturing: Promise<CaptureResult>): Promise<CaptureResult | 'stop' | 'next'> {
   try {
     return await capturing;
   } catch (error) {
-    if (own.skip !== true || !isCaptureError(error) || error.details.reason !== 'http_status') throw error;
-    process.stderr.write(`${String(error.details.status)} error for ${String(shot.url)}, skipping\n`);
-    return undefined;
+    if (!isCaptureError(error)) throw error;
+    if (own.skip === true && error.details.reason === 'http_status') {
+      process.stderr.write(`${String(error.details.status)} error for ${String(shot.url)}, skipping\n`);
+      return 'stop';
+    }
+    if (own.multi === undefined || error.code !== 'CAPTURE_TIMEOUT' || own['fail-on-error'] === true || params.fail_on_http_error === true) throw error;
+    process.stderr.write(`${error.message} (${String(shot.url)})\n`);
+    return 'next';
   }
 }
 

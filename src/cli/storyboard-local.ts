@@ -102,7 +102,29 @@ export function localAction(kind: string, value: unknown, at: string, local: Loc
       if (selector !== undefined && typeof selector !== 'string') throw wrong(`${at}.selector: a selector`);
       return local.add(async (page) => void (selector === undefined ? await page.screenshot({ path: output, fullPage: fullPage === true }) : await page.locator(selector).first().screenshot({ path: output })));
     }
+    case 'click':
+      return isMap(value) && (value.button !== undefined || value.count !== undefined) ? clickWith(value, at, local) : undefined;
+    case 'type':
+      return isMap(value) && value.delay_ms !== undefined ? typeWith(value, at, local) : undefined;
     default:
       return undefined;
   }
+}
+
+/** A click with shot-scraper's `button` or `count`, which the engine's click step has not: Playwright's own, from the CLI. */
+function clickWith({ selector, button = 'left', count = 1, ...extra }: Record<string, unknown>, at: string, local: LocalSteps): ActionStep[] {
+  if (Object.keys(extra).length > 0) throw wrong(`${at}.${Object.keys(extra)[0] as string}: Extra inputs are not permitted`);
+  if (typeof selector !== 'string' || selector === '') throw wrong(`${at}.selector: Field required`);
+  if (button !== 'left' && button !== 'right' && button !== 'middle') throw wrong(`${at}.button: Input should be 'left', 'right' or 'middle'`);
+  if (!Number.isInteger(count) || (count as number) < 1 || (count as number) > 10) throw wrong(`${at}.count: a whole number from 1 to 10`);
+  return local.add((page) => page.locator(selector).first().click({ button, clickCount: count as number }));
+}
+
+/** `type` with shot-scraper's `delay_ms` between keys, which the engine's type step has not (it types 40 ms apart). */
+function typeWith({ into, selector, text, delay_ms: delay }: Record<string, unknown>, at: string, local: LocalSteps): ActionStep[] {
+  const target = into ?? selector;
+  if (typeof target !== 'string' || target === '') throw wrong(`${at}: type: must define into: or selector:`);
+  if (typeof text !== 'string') throw wrong(`${at}.text: Field required`);
+  if (typeof delay !== 'number' || !(delay >= 0) || delay > 1000) throw wrong(`${at}.delay_ms: a number of ms from 0 to 1000`);
+  return local.add((page) => page.locator(target).first().pressSequentially(text, { delay }));
 }

@@ -18,7 +18,8 @@ const FLAGS: CommandFlags = {
   A video of shot-scraper's storyboard: url, output, sh, python, server (run before the browser; the server
   stopped at the end unless --leave-server), viewport {width, height}, cursor, wait, wait_for,
   wait_for_url, javascript, and scenes of {name, sh, python, open, wait_for, wait_for_url, do: [click,
-  type, fill, press, scroll, pause, wait_for, wait_for_url, open, javascript/js, screenshot, sh, python]}.
+  type, fill, press, scroll, pause, wait_for, wait_for_url, open, javascript/js, screenshot, sh, python]}
+  (click: {selector, button, count} and type: {into, text, delay_ms} as there).
   sh: and python: run on this machine, as the file says, each for at most 10 minutes, their output on
   stderr. --mp4 records an MP4 instead of the WebM (one file, named .mp4).
   Also --browser-arg, --log-console, --bypass-csp, -a auth.json, --silent and shot's parameters.`,
@@ -59,7 +60,6 @@ function action(step: unknown, where: string, local: LocalSteps): ActionStep[] {
   if (done !== undefined) return done;
   switch (kind) {
     case 'click':
-      if (isMap(value) && ((value.button ?? 'left') !== 'left' || (value.count ?? 1) !== 1)) throw wrong(`${at}: only a single left click is supported`);
       return [{ action: 'click', selector: text(isMap(value) ? value.selector : value, `${at}.selector`) }];
     case 'type':
     case 'fill':
@@ -151,6 +151,8 @@ export async function video(args: string[]): Promise<void> {
   const named = own.mp4 === true ? String(output).replace(/\.[^./]*$/, '') + '.mp4' : String(output);
   own.output = [named];
   const write: WriteResult = async (result) => {
+    // A step of the CLI's own that failed fails the command, and no video is written.
+    if (local.error) throw local.error;
     await pipeline(result.stream(), createWriteStream(named));
     if (own.quiet !== true) process.stderr.write(`Video written to '${named}'\n`);
   };
@@ -166,7 +168,6 @@ export async function video(args: string[]): Promise<void> {
     await runShots(own, { ...shot, ...rest }, FLAGS.usage, write, { onSession }).catch((error: unknown) => {
       throw local.error ?? error;
     });
-    if (local.error) throw local.error;
   } finally {
     servers.stop(own['leave-server'] === true);
   }

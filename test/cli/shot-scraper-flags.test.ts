@@ -190,10 +190,15 @@ describe.skipIf(!isBuilt())("shot-scraper's other commands on the built CLI (iss
     expect(existsSync(path.join(dir, `${host}-two-boxes.png`))).toBe(false);
   });
 
-  it('--skip (test_multi_har --skip, skip_or_fail) and --auth-username/--auth-password with auth --headless: a 404 skipped with exit 0, a Basic sign-in saved for -a', async () => {
+  it('--skip (skip_or_fail), a multi shot timing out, and --auth-username/--auth-password with auth --headless: a 404 skipped with exit 0, a Basic sign-in saved for -a', async () => {
     const skipped = await runShot(dir, [fixtures.url('/missing'), '-o', 'missing.png', '--skip']);
     expect([skipped.code, skipped.stderr]).toEqual([0, `404 error for ${fixtures.url('/missing')}, skipping\n`]);
     expect(existsSync(path.join(dir, 'missing.png'))).toBe(false);
+    // multi: a shot that times out is said, and the next runs (shot-scraper's TimeoutError without --fail).
+    writeFileSync(path.join(dir, 'timeout.yml'), `- url: ${fixtures.url('/never')}\n  output: never.png\n  timeout: 1000\n${shots('after.png')}`);
+    const timedOut = await runShot(dir, ['--multi', 'timeout.yml']);
+    expect([timedOut.code, timedOut.stderr]).toEqual([0, expect.stringContaining(`(${fixtures.url('/never')})`)]);
+    expect([existsSync(path.join(dir, 'never.png')), existsSync(path.join(dir, 'after.png'))]).toEqual([false, true]);
     const both = await runShot(dir, [fixtures.url('/missing'), '--skip', '--fail']);
     expect([both.code, both.stderr]).toEqual([2, expect.stringContaining('--skip and --fail cannot be used together')]);
     const signedIn = await cli('auth', fixtures.url('/basic'), 'state.json', '--headless', '--auth-username', 'user', '--auth-password', 'pass');
@@ -204,12 +209,14 @@ describe.skipIf(!isBuilt())("shot-scraper's other commands on the built CLI (iss
     expect(statSync(path.join(dir, 'state.json')).mode & 0o777).toBe(0o600);
   });
 
-  it('auth without a display, --browser firefox, -i gh:title: refused before any browser starts, saying why', async () => {
+  it('auth without a display, --browser firefox, --interactive, -i gh:title: refused before any browser starts, saying why', async () => {
     const { DISPLAY: _display, WAYLAND_DISPLAY: _wayland, ...env } = process.env;
     const windowless = await runCli(dir, ['auth', fixtures.url('/basic'), 'auth.json'], '', env);
     expect([windowless.code, windowless.stderr]).toEqual([2, expect.stringContaining('there is no display here (DISPLAY is not set)')]);
     const firefox = await cli('javascript', fixtures.url('/solid'), 'document.title', '--browser', 'firefox');
     expect([firefox.code, firefox.stderr]).toEqual([2, expect.stringContaining('--browser firefox is not available: capture-engine drives Chromium only')]);
+    const interactive = await runShot(dir, [fixtures.url('/solid'), '--interactive']);
+    expect([interactive.code, interactive.stderr]).toEqual([2, expect.stringContaining('--interactive is not available: the engine captures in a browser without a window')]);
     const github = await cli('javascript', fixtures.url('/solid'), '-i', 'gh:title');
     expect([github.code, github.stderr]).toEqual([3, expect.stringContaining("GitHub path format should be 'username/repo/path/to/file.js' or 'username/file.js'")]);
   });

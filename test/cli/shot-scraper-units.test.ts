@@ -98,10 +98,17 @@ describe("shot-scraper's storyboards (test_video_validation)", () => {
     expect(actions[0]?.script).toMatch(new RegExp(`^void window\\["__captureEngineStoryboard[0-9a-f]{12}"\\]\\("${token}"\\)$`));
   });
 
+  it("click's button and count, type's delay_ms: the CLI's own steps; a plain click and type the engine's", () => {
+    const { params } = board([{ do: [{ click: { selector: '#a', count: 2 } }, { type: { into: '#q', text: 'hi', delay_ms: 25 } }, { click: '#a' }, { type: { into: '#q', text: 'hi' } }] }]);
+    expect((params.actions as { action: string }[]).map((step) => step.action)).toEqual(['evaluate', 'wait_for', 'evaluate', 'wait_for', 'click', 'type']);
+  });
+
   it('refuses what shot-scraper refuses, with the path', () => {
     expect(() => board([{ do: [{ banana: 1 }] }])).toThrow('Storyboard: scenes.0.do.0: Unknown storyboard action: banana');
     expect(() => board([{ do: [{ sh: 3 }] }])).toThrow('scenes.0.do.0.sh: sh: must be a string or list');
     expect(() => board([{ do: [{ screenshot: { output: 'a.png', clip: 1 } }] }])).toThrow('scenes.0.do.0.screenshot.clip: Extra inputs are not permitted');
     expect(() => board([{ do: [{ click: '#a', pause: 1 }] }])).toThrow('scenes.0.do.0: actions must be single-key mappings');
+    expect(() => board([{ do: [{ click: { selector: '#a', button: 'back' } }] }])).toThrow("scenes.0.do.0.click.button: Input should be 'left', 'right' or 'middle'");
+    expect(() => board([{ do: [{ type: { text: 'x', delay_ms: 5 } }] }])).toThrow('scenes.0.do.0.type: type: must define into: or selector:');
   });
 });
