@@ -532,6 +532,7 @@ describe.skipIf(!isBuilt())('PDF finishing over HTTP (npm start)', () => {
     expect(await refusedWith(await postJson({ pdf_merge: [{ html: '<p>x</p>' }, { url: fixtures.url('/secret.css') }] }))).toMatchObject([403, { code: 'URL_NOT_ALLOWED' }]);
     expect(loopbackHits.length).toBe(hits);
     expect(await refusedWith(await postJson({ pdf_merge: [{ html: sections(2) }, { html: sections(2) }], pdf_max_pages: 3 }))).toMatchObject([413, { code: 'PAYLOAD_TOO_LARGE', param: 'pdf_max_pages' }]);
+    expect(await refusedWith(await postJson({ pdf_merge: [{ html: '<p>x</p>' }, { html: '<p>y</p>' }], pdf_max_bytes: 1024 }))).toMatchObject([413, { code: 'PAYLOAD_TOO_LARGE', param: 'pdf_max_bytes', max: 1024 }]);
     expect(await refusedWith(await postJson({ pdf_merge: [{ html: '<p>x</p>' }, { html: '<p>y</p>', params: { javascript: false } }] }))).toMatchObject([400, { code: 'INVALID_PARAMETER', param: 'pdf_merge[1].params.javascript' }]);
     // Refused by Chromium as it prints the part: named by its place all the same.
     expect(await refusedWith(await postJson({ pdf_merge: [{ html: '<p>x</p>' }, { html: sections(1), params: { pdf_page_ranges: '3' } }] }))).toMatchObject([400, { code: 'INVALID_PARAMETER', param: 'pdf_merge[1].params.pdf_page_ranges' }]);
