@@ -9,7 +9,7 @@ import { inTempDir } from './run-tool.js';
 import { embedEInvoice, eInvoiceOf } from './e-invoice.js';
 import { drawMarks, type Mark } from './marks.js';
 import { embedAttachments } from './attachments.js';
-import { optimizeWithGhostscript } from './optimize.js';
+import { optimizeWithGhostscript, optimizingArgs } from './optimize.js';
 import { signingKeyOf, signPdf, type SigningKey } from './sign.js';
 import { splitPdf, zipOf } from './split.js';
 import { SPLIT_FILE_PREFIX } from '../../src/core/schema/pdf-split-params.js';
@@ -38,13 +38,16 @@ function marksOf(params: CaptureParams): Mark[] {
   return marks;
 }
 
+/** pdf_optimize's packing: no object streams in a PDF/A-1, which forbids them. */
+const packOf = (params: CaptureParams): QpdfPass['pack'] => (params.pdf_optimize ? (params.pdf_a === 'PDF/A-1b' ? 'streams' : 'objects') : false);
+
 /**
  * What qpdf is asked to do for these parameters: one pass on the document; with pdf_split, the
  * pages' work on the document and the encryption and linearization on each file of the split.
  */
 function qpdfPassesOf(params: CaptureParams): { whole?: QpdfPass; each?: QpdfPass } {
   const protection = protectedBy(params) ? { userPassword: params.pdf_password, ownerPassword: params.pdf_owner_password, permissions: params.pdf_permissions } : undefined;
-  const all: QpdfPass = { rotate: params.pdf_rotate, rotatePages: params.pdf_rotate_pages, linearize: params.pdf_linearize, pack: params.pdf_optimize, flatten: params.pdf_flatten, protection };
+  const all: QpdfPass = { rotate: params.pdf_rotate, rotatePages: params.pdf_rotate_pages, linearize: params.pdf_linearize, pack: packOf(params), flatten: params.pdf_flatten, protection };
   if (params.pdf_split === undefined) return needsQpdf(params) ? { whole: all } : {};
   const pages = params.pdf_rotate !== undefined || params.pdf_optimize || params.pdf_flatten;
   const sealing = protection !== undefined || params.pdf_linearize;
@@ -100,9 +103,10 @@ export function pdfFinish(options: PdfFinishOptions = {}): CapturePlugin {
     const level = invoice ? 'PDF/A-3b' : params.pdf_a;
     if (level !== undefined) {
       const [gs, profile] = [await ghostscript(), await srgbProfile()];
-      pdf = await inTempDir(tempDir, (dir) => convertToPdfA(pdf, level, { ghostscript: gs, srgbProfile: profile, dir, signal, timeoutMs: ctx.remaining() }));
-    }
-    if (params.pdf_optimize) {
+      // pdf_optimize's switches in the same pass: a second pdfwrite would not keep what makes the file PDF/A.
+      const optimize = params.pdf_optimize ? optimizingArgs(params.pdf_image_dpi) : undefined;
+      pdf = await inTempDir(tempDir, (dir) => convertToPdfA(pdf, level, { ghostscript: gs, srgbProfile: profile, dir, signal, timeoutMs: ctx.remaining(), optimize }));
+    } else if (params.pdf_optimize) {
       const gs = await ghostscript();
       pdf = await inTempDir(tempDir, (dir) => optimizeWithGhostscript(pdf, { ghostscript: gs, dir, signal, timeoutMs: ctx.remaining(), imageDpi: params.pdf_image_dpi }));
     }

@@ -23,29 +23,23 @@ export async function optimizeWithGhostscript(input: Buffer, job: OptimizeJob): 
   const source = path.join(job.dir, 'in.pdf');
   const output = path.join(job.dir, 'optimized.pdf');
   await writeFile(source, input);
-  const resample = (kind: 'Color' | 'Gray' | 'Mono'): string[] =>
-    job.imageDpi === undefined
-      ? [`-dDownsample${kind}Images=false`]
-      : [`-dDownsample${kind}Images=true`, `-d${kind}ImageResolution=${job.imageDpi}`, `-d${kind}ImageDownsampleThreshold=1.0`, `-d${kind}ImageDownsampleType=/${kind === 'Mono' ? 'Subsample' : 'Bicubic'}`];
   await runTool({
     step: job.imageDpi === undefined ? 'pdf_optimize' : 'pdf_optimize, pdf_image_dpi',
     binary: job.ghostscript,
-    args: [
-      ...GHOSTSCRIPT_PDFWRITE,
-      '-dDetectDuplicateImages=true',
-      '-dSubsetFonts=true',
-      '-dCompressFonts=true',
-      '-dAutoRotatePages=/None',
-      ...resample('Color'),
-      ...resample('Gray'),
-      ...resample('Mono'),
-      `-sOutputFile=${output}`,
-      source,
-    ],
+    args: [...GHOSTSCRIPT_PDFWRITE, ...optimizingArgs(job.imageDpi), '-dAutoRotatePages=/None', `-sOutputFile=${output}`, source],
     cwd: job.dir,
     output,
     signal: job.signal,
     timeoutMs: job.timeoutMs,
   });
   return readFile(output);
+}
+
+/** pdfwrite's switches for pdf_optimize (and pdf_image_dpi), which PDF/A's pass takes too when both are asked. */
+export function optimizingArgs(imageDpi: number | undefined): string[] {
+  const resample = (kind: 'Color' | 'Gray' | 'Mono'): string[] =>
+    imageDpi === undefined
+      ? [`-dDownsample${kind}Images=false`]
+      : [`-dDownsample${kind}Images=true`, `-d${kind}ImageResolution=${imageDpi}`, `-d${kind}ImageDownsampleThreshold=1.0`, `-d${kind}ImageDownsampleType=/${kind === 'Mono' ? 'Subsample' : 'Bicubic'}`];
+  return ['-dDetectDuplicateImages=true', '-dSubsetFonts=true', '-dCompressFonts=true', ...resample('Color'), ...resample('Gray'), ...resample('Mono')];
 }

@@ -15,6 +15,8 @@ export interface PdfAJob {
   dir: string;
   signal: AbortSignal;
   timeoutMs: number;
+  /** pdf_optimize's switches (`optimizingArgs`), done in this one pass. */
+  optimize?: string[];
 }
 
 /**
@@ -35,7 +37,7 @@ export async function convertToPdfA(input: Buffer, level: PdfALevel, job: PdfAJo
   await writeFile(prefix, outputIntentProgram(job.srgbProfile));
   await writeFile(suffix, documentInfoProgram(info));
   await runTool({
-    step: 'pdf_a',
+    step: job.optimize ? 'pdf_a, pdf_optimize' : 'pdf_a',
     binary: job.ghostscript,
     args: [
       ...GHOSTSCRIPT_PDFWRITE,
@@ -47,6 +49,7 @@ export async function convertToPdfA(input: Buffer, level: PdfALevel, job: PdfAJo
       `-dCompatibilityLevel=${part === '1' ? '1.4' : '1.7'}`,
       '-dEmbedAllFonts=true',
       '-dAutoRotatePages=/None',
+      ...(job.optimize ?? []),
       `-sOutputFile=${output}`,
       prefix,
       source,

@@ -16,8 +16,11 @@ export interface QpdfPass {
   /** The pages turned, `1-3, 5`; all when undefined. */
   rotatePages?: string;
   linearize: boolean;
-  /** pdf_optimize: objects packed into object streams, every stream deflated again at the highest level. */
-  pack: boolean;
+  /**
+   * pdf_optimize: every stream deflated again at the highest level, and with `objects` the objects
+   * packed into object streams (not in a PDF/A-1, which forbids them).
+   */
+  pack: 'objects' | 'streams' | false;
   /** pdf_flatten: annotations and form fields drawn into the pages (their appearances made first). */
   flatten: boolean;
   protection?: Protection;
@@ -45,7 +48,8 @@ export async function qpdfPass(input: Buffer, pass: QpdfPass, job: QpdfJob): Pro
     ...(pass.rotate === undefined ? [] : [`--rotate=+${pass.rotate}${pages ? `:${pages}` : ''}`]),
     ...(pass.flatten ? ['--generate-appearances', '--flatten-annotations=all'] : []),
     ...(pass.linearize ? ['--linearize'] : []),
-    ...(pass.pack ? ['--object-streams=generate', '--recompress-flate', '--compression-level=9'] : []),
+    ...(pass.pack === 'objects' ? ['--object-streams=generate'] : []),
+    ...(pass.pack ? ['--recompress-flate', '--compression-level=9'] : []),
     ...(pass.protection ? encryption(pass.protection) : []),
     output,
   ];

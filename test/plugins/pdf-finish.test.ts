@@ -240,7 +240,19 @@ describe('pdf_optimize, pdf_image_dpi', () => {
     return { objects: new Set(rows.map((row) => row[10])).size, ppi: rows.map((row) => Number(row[12])) };
   };
 
-  it('stores an image drawn from several addresses once, smaller, and resamples images above pdf_image_dpi', async () => {
+  /** What PDF/A asks that a Ghostscript pass could lose: the sRGB output intent, pdfaid in the XMP, every font embedded; and the file reads. */
+  const expectPdfA = (pdf: Buffer, part: string): void => {
+    const { all, catalog } = objects(pdf);
+    const listed = catalog['/OutputIntents'];
+    const intents = (Array.isArray(listed) ? listed : lookup(all, listed)) as unknown[];
+    expect(intents).toHaveLength(1);
+    expect(lookup(all, intents[0])).toMatchObject({ '/S': '/GTS_PDFA1', '/OutputConditionIdentifier': 'u:sRGB' });
+    expect(read('pdfinfo', pdf, ['-meta']).out).toMatch(new RegExp(`pdfaid:part(='|>)${part}`));
+    for (const line of read('pdffonts', pdf, []).out.split('\n').slice(2).filter((row) => row.trim() !== '')) expect(line.trim().split(/\s+/).at(-5)).toBe('yes');
+    expect(read('qpdf', pdf, ['--check']).ok).toBe(true);
+  };
+
+  it('stores an image drawn from several addresses once, smaller, and resamples images above pdf_image_dpi; with pdf_a too, which it stays', async () => {
     // Noise (a linear congruential sequence's high bytes), so that deflate cannot make a copy of the logo small.
     let seed = 54;
     const noise = Buffer.from(Array.from({ length: 160 * 80 * 3 }, () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) >>> 24));
@@ -262,10 +274,19 @@ describe('pdf_optimize, pdf_image_dpi', () => {
     const resampled = images(await print({ ...params, pdf_optimize: true, pdf_image_dpi: 96 }, html));
     expect(resampled.objects).toBe(1);
     expect(Math.max(...resampled.ppi)).toBeLessThanOrEqual(97);
+    // With pdf_a, in PDF/A's own Ghostscript pass: resampled (which PDF/A alone does not do), packed into object streams, still PDF/A-2b.
+    const archived = await print({ ...params, pdf_optimize: true, pdf_image_dpi: 96, pdf_a: 'PDF/A-2b' }, html);
+    expect(images(archived).objects).toBe(1);
+    expect(Math.max(...images(archived).ppi)).toBeLessThanOrEqual(97);
+    expect(read('qpdf', archived, ['--show-xref']).out).toMatch(/: compressed;/);
+    expectPdfA(archived, '2');
+    // PDF/A-1 forbids object streams: the streams are deflated again, the objects not packed.
+    const first = await print({ pdf_optimize: true, pdf_a: 'PDF/A-1b' }, '<title>One</title><p>PDF/A-1b</p>');
+    expect(read('qpdf', first, ['--show-xref']).out).not.toMatch(/: compressed;/);
+    expectPdfA(first, '1');
   });
 
   it('refuses what its Ghostscript pass cannot keep, naming the parameters', async () => {
-    expect(await errorOf({ pdf_optimize: true, pdf_a: 'PDF/A-2b' })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['pdf_optimize', 'pdf_a'] } });
     expect(await errorOf({ pdf_optimize: true, pdf_ua: true })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['pdf_optimize', 'pdf_ua'] } });
     expect(await errorOf({ pdf_image_dpi: 96 })).toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['pdf_image_dpi', 'pdf_optimize'] } });
     expect(await errorOf({ pdf_optimize: true, pdf_image_dpi: 10 })).toMatchObject({ code: 'INVALID_PARAMETER', details: { param: 'pdf_image_dpi' } });

@@ -85,7 +85,7 @@ export const PDF_FINISH_PROPERTIES = {
   pdf_optimize: Type.Boolean({
     default: false,
     description:
-      'Make the PDF smaller: Ghostscript stores an image drawn on many pages (a header logo) once and subsets the fonts, qpdf packs the objects into compressed object streams. Not with pdf_a, pdf_einvoice or pdf_ua (Ghostscript drops the tags).',
+      'Make the PDF smaller: Ghostscript stores an image drawn on many pages (a header logo) once and subsets the fonts, qpdf packs the objects into compressed object streams (deflates the streams again only, in a PDF/A-1b). With pdf_a or pdf_einvoice it is done in their own Ghostscript pass, which keeps the file PDF/A. Not with pdf_ua (Ghostscript drops the tags).',
   }),
   pdf_image_dpi: Type.Optional(Type.Integer({ minimum: 36, maximum: 1200, description: 'With pdf_optimize: images above this resolution (dots per inch on the page) are resampled to it.' })),
   pdf_linearize: Type.Boolean({ default: false, description: 'Linearize the PDF ("fast web view"): its first page shows before the whole file has arrived.' }),
@@ -142,12 +142,10 @@ function checkMark(given: Given, mark: string, incompatible: (message: string, p
   if (!files.some((file) => documentPath(file.name) === name)) throw captureErrors.invalidParameter(image, `Invalid parameter '${image}': no file '${String(given.get(image))}' in files`, 'the path of a PNG or JPEG uploaded in files');
 }
 
-/** pdf_optimize's Ghostscript pass, which another pass of it or the tags would not survive. */
+/** pdf_optimize's Ghostscript pass (PDF/A's own when both are asked), which the tags would not survive. */
 function checkOptimize(given: Given, incompatible: (message: string, params: string[]) => CaptureError): void {
   if (given.has('pdf_image_dpi') && given.get('pdf_optimize') !== true) throw incompatible('pdf_image_dpi resamples images in the pdf_optimize pass: add pdf_optimize=true', ['pdf_image_dpi', 'pdf_optimize']);
-  if (given.get('pdf_optimize') !== true) return;
-  const other = ['pdf_a', 'pdf_einvoice'].find((name) => given.has(name)) ?? (given.get('pdf_ua') === true ? 'pdf_ua' : undefined);
-  if (other !== undefined) throw incompatible(`pdf_optimize rewrites the file with Ghostscript, which ${other === 'pdf_ua' ? 'drops the tags PDF/UA needs' : `already stores identical images once when it makes the ${other} file`}`, ['pdf_optimize', other]);
+  if (given.get('pdf_optimize') === true && given.get('pdf_ua') === true) throw incompatible('pdf_optimize rewrites the file with Ghostscript, which drops the tags PDF/UA needs', ['pdf_optimize', 'pdf_ua']);
 }
 
 /** `pdf_attachments` names uploaded files or URLs, in a PDF that may hold them. */
