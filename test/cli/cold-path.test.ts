@@ -23,6 +23,8 @@ const NOT_ON_THE_COLD_PATH = {
   '@ghostery/adblocker-playwright': 'block_ads',
   '@duckduckgo/autoconsent': 'block_cookies',
   '@cantoo/pdf-lib': 'PDF metadata',
+  'pdf-lib': 'pdf_split',
+  're2-wasm': 'URL allow and deny lists',
   execa: 'ffmpeg (videos)',
   socks: 'SOCKS proxies',
   'mime-types': 'uploaded files',
