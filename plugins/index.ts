@@ -38,6 +38,8 @@ export interface DefaultPluginOptions {
   maxFullPageHeight?: number;
   /** Memory one full-page image may take while it is stitched. */
   maxFullPageBytes?: number;
+  /** Pages of a long PDF printed at once. */
+  pdfRangePages?: number;
   /** ffmpeg executable. */
   ffmpegPath?: string;
   /** Web Bot Auth: the identity every request of the page is signed with. @default none, nothing signed */
@@ -72,7 +74,7 @@ export function defaultPlugins(options: DefaultPluginOptions = {}): CapturePlugi
     captureRules(),
     diagnostics(),
     maskElements(),
-    staticScenario({ maxFullPageHeight: options.maxFullPageHeight, maxFullPageBytes: options.maxFullPageBytes }),
+    staticScenario({ maxFullPageHeight: options.maxFullPageHeight, maxFullPageBytes: options.maxFullPageBytes, pdfRangePages: options.pdfRangePages, pdfTools: options.pdfTools }),
     extractContent(),
     encodeImage(),
     scrollScenario(),

@@ -65,6 +65,11 @@ export interface CaptureEngineOptions {
   maxFullPageHeight?: number;
   /** Memory one full-page image may take while it is stitched (raw RGBA). @default 1 GiB */
   maxFullPageBytes?: number;
+  /**
+   * A PDF longer than this is printed this many pages at a time, each part streamed to disk and
+   * the parts joined with qpdf: Chromium's memory while printing grows with the pages of one print. @default 100
+   */
+  pdfRangePages?: number;
   /** Allow targets on private, loopback and link-local networks (tests, intranets). @default false */
   allowPrivateNetworks?: boolean;
   /** DNS resolver used by the egress guard. @default the system resolver */

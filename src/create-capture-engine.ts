@@ -53,6 +53,7 @@ export async function createCaptureEngine(options: CaptureEngineOptions = {}): P
         cookieBanners: options.cookieBanners,
         maxFullPageHeight: options.maxFullPageHeight === undefined ? undefined : positive(options.maxFullPageHeight, 'maxFullPageHeight'),
         maxFullPageBytes: positive(options.maxFullPageBytes ?? DEFAULTS.maxFullPageBytes, 'maxFullPageBytes'),
+        pdfRangePages: positive(options.pdfRangePages ?? DEFAULTS.pdfRangePages, 'pdfRangePages'),
         ffmpegPath: options.ffmpegPath,
         webBotAuth,
         pdfTools: { ghostscriptPath: options.ghostscriptPath, qpdfPath: options.qpdfPath, srgbProfilePath: options.srgbProfilePath },

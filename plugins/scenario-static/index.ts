@@ -9,6 +9,7 @@ import { revealLazyContent } from './reveal-lazy-content.js';
 import { settleRendering } from './settle-rendering.js';
 import { fullPage, region, scaleOf, viewport } from './take-screenshot.js';
 import { printPdf } from './print-pdf.js';
+import { findTool, type PdfToolPaths } from '../pdf-finish/find-tools.js';
 
 export interface StaticScenarioOptions {
   /** Tallest full-page image in px; taller pages are cut there and flagged. @default what `maxFullPageBytes` allows */
@@ -20,6 +21,10 @@ export interface StaticScenarioOptions {
    * more than a quarter of what is left of the capture's budget. @default that quarter
    */
   lazyContentBudgetMs?: number;
+  /** A PDF longer than this is printed this many pages at a time and joined (print-in-ranges.ts). @default 100 */
+  pdfRangePages?: number;
+  /** Where qpdf is, for that join. */
+  pdfTools?: Pick<PdfToolPaths, 'qpdfPath'>;
 }
 
 /** Longest wait for fonts and two frames before the shot. */
@@ -31,6 +36,9 @@ const RENDER_SETTLE_MS = 1_000;
  */
 export function staticScenario(options: StaticScenarioOptions = {}): CapturePlugin {
   const budgetBytes = options.maxFullPageBytes ?? DEFAULTS.maxFullPageBytes;
+  // Looked up once; without qpdf a long document is printed whole, as one print.
+  let qpdf: Promise<string | undefined> | undefined;
+  const ranges = { pages: options.pdfRangePages ?? DEFAULTS.pdfRangePages, qpdf: () => (qpdf ??= findTool('qpdf', options.pdfTools?.qpdfPath, 'CAPTURE_QPDF_PATH').catch(() => undefined)) };
   /** The tallest image this capture may make `width` CSS px wide: the request's limit, the engine's, the memory budget's. */
   const maxHeightFor = (params: CaptureParams, width = params.viewport_width): number =>
     Math.min(params.full_page_max_height ?? Infinity, options.maxFullPageHeight ?? Infinity, Math.floor(budgetBytes / (4 * width * scaleOf(params) ** 2)));
@@ -79,7 +87,7 @@ export function staticScenario(options: StaticScenarioOptions = {}): CapturePlug
             // A printed document is the finished file: no encoder follows.
             if (ctx.params.format === 'pdf') ctx.output = await acrossNavigations(ctx, async () => {
                 await settle();
-                return printPdf(ctx);
+                return printPdf(ctx, ranges);
               });
             else {
               ctx.captured = await acrossNavigations(ctx, async () => {

@@ -10,6 +10,7 @@ import { PDF_FINISH_PROPERTIES } from '../../src/core/schema/pdf-finish-params.j
 import { headerFooter } from './pdf-templates.js';
 import { inches } from '../../src/core/schema/pdf-params.js';
 import { singlePagePaper } from './single-page.js';
+import { printInRanges, printableInRanges, type PrintTo, type RangePrinting } from './print-in-ranges.js';
 import { wantsMetadata, withMetadata } from './pdf-metadata.js';
 import { captureErrors } from '../../src/core/errors/factories.js';
 import { CaptureError } from '../../src/core/errors/catalogue.js';
@@ -28,7 +29,7 @@ const finishingAsked = (params: CaptureParams): boolean => FINISHING.some(([name
  * The page printed by Chromium (print media, as a browser's "Save as PDF" does), streamed to a
  * temporary file as it comes.
  */
-export async function printPdf(ctx: CaptureContext): Promise<EncodedOutput> {
+export async function printPdf(ctx: CaptureContext, ranges?: RangePrinting): Promise<EncodedOutput> {
   const { params, cdp } = ctx;
   const [paperWidth, paperHeight] =
     params.pdf_width !== undefined && params.pdf_height !== undefined ? [inches(params.pdf_width), inches(params.pdf_height)] : PDF_PAPER_INCHES[params.pdf_paper];
@@ -37,32 +38,35 @@ export async function printPdf(ctx: CaptureContext): Promise<EncodedOutput> {
   const [width, height, landscape] = params.pdf_single_page
     ? [...(await singlePagePaper(ctx, params.pdf_landscape ? paperHeight : paperWidth)), false]
     : [paperWidth, paperHeight, params.pdf_landscape];
-  const { stream } = await cdp
-    .send('Page.printToPDF', {
-      paperWidth: width,
-      paperHeight: height,
-      landscape,
-      printBackground: params.pdf_print_background,
-      scale: params.pdf_scale,
-      marginTop: margin(params.pdf_margin_top),
-      marginRight: margin(params.pdf_margin_right),
-      marginBottom: margin(params.pdf_margin_bottom),
-      marginLeft: margin(params.pdf_margin_left),
-      pageRanges: params.pdf_page_ranges?.replace(/\s+/g, ''),
-      preferCSSPageSize: params.pdf_prefer_css_page_size,
-      generateTaggedPDF: params.pdf_tagged || params.pdf_outline || params.pdf_ua,
-      generateDocumentOutline: params.pdf_outline,
-      ...(await headerFooter(ctx)),
-      transferMode: 'ReturnAsStream',
-    })
-    .catch((error: unknown) => {
-      throw printRefusal(error) ?? error;
-    });
-  if (stream === undefined) throw new Error('Chromium returned no PDF stream');
+  const options = {
+    paperWidth: width,
+    paperHeight: height,
+    landscape,
+    printBackground: params.pdf_print_background,
+    scale: params.pdf_scale,
+    marginTop: margin(params.pdf_margin_top),
+    marginRight: margin(params.pdf_margin_right),
+    marginBottom: margin(params.pdf_margin_bottom),
+    marginLeft: margin(params.pdf_margin_left),
+    preferCSSPageSize: params.pdf_prefer_css_page_size,
+    generateTaggedPDF: params.pdf_tagged || params.pdf_outline || params.pdf_ua,
+    generateDocumentOutline: params.pdf_outline,
+    ...(await headerFooter(ctx)),
+    transferMode: 'ReturnAsStream' as const,
+  };
+  // One watcher over every part: the limits hold for the whole document.
+  const watch = pdfLimitWatcher(params);
+  const printTo: PrintTo = async (pageRanges, target) => {
+    const { stream } = await cdp.send('Page.printToPDF', { ...options, pageRanges });
+    if (stream === undefined) throw new Error('Chromium returned no PDF stream');
+    return writeCdpStream(cdp, stream, target, ctx.signal, watch);
+  };
   const file = path.join(tmpdir(), `capture-${ctx.id}-${randomUUID()}.pdf`);
   // Unless it became the output (whose owner removes it): a print a navigation cut short finishes unseen.
   ctx.defer(() => (ctx.output?.path === file ? undefined : rm(file, { force: true })));
-  const size = await writeCdpStream(cdp, stream, file, ctx.signal, pdfLimitWatcher(params));
+  const size = await (ranges && printableInRanges(params) ? printInRanges(ctx, printTo, file, ranges) : printTo(params.pdf_page_ranges?.replace(/\s+/g, ''), file)).catch((error: unknown) => {
+    throw printRefusal(error) ?? error;
+  });
   const rewritten = wantsMetadata(params) || finishingAsked(params);
   if (size > KEPT_IN_MEMORY_BYTES && !rewritten) return { format: 'pdf', size, path: file };
   const printed = await readFile(file).finally(() => rm(file, { force: true }));
@@ -73,6 +77,7 @@ export async function printPdf(ctx: CaptureContext): Promise<EncodedOutput> {
 
 /** What Chromium refuses to print because of the parameters, as the 400 naming them. */
 function printRefusal(error: unknown): CaptureError | undefined {
+  if (error instanceof CaptureError) return undefined;
   const message = error instanceof Error ? error.message : String(error);
   if (/page range/i.test(message)) return captureErrors.invalidParameter('pdf_page_ranges', `Invalid parameter 'pdf_page_ranges': ${message.replace(/^.*?: /, '')}`, 'pages that exist, e.g. 1-5, 8');
   if (/content area is empty|invalid print parameters/i.test(message)) {

@@ -51,6 +51,8 @@ export const DEFAULTS = Object.freeze({
    * tallest page is this over 4 × the width (1 GiB: 139,810 px at 1920 px wide).
    */
   maxFullPageBytes: 1024 * 1024 * 1024,
+  /** Pages of a PDF printed at once: Chromium's memory while printing grows with them (benchmarks/results/large-pdf.md). */
+  pdfRangePages: 100,
   /** Lifetime of stored files in ms (24 h). */
   fileLifetimeMs: 24 * 3600_000,
   /** Directory for temporary files (videos being encoded, browser profiles). */
