@@ -8,6 +8,8 @@ import { until } from '../helpers/wait.js';
 
 // Issue 52: what bounds the HTTP service's MCP route, besides the limits of /v1/capture.
 const FREE = 'mcp-bounds-free-key-0123456789abcdefghijklmn';
+/** At one request a minute: three MCP messages a minute besides tool calls. */
+const BASIC = 'mcp-bounds-basic-key-0123456789abcdefghijklm';
 
 let fixtures: FixtureServer;
 let engine: CaptureEngine;
@@ -21,7 +23,7 @@ beforeAll(async () => {
   });
   engine = await createTestEngine();
   // FREE at one capture at once: at most two MCP requests of the key in flight.
-  app = await startApp('node', createCaptureHttp(engine, { apiKeys: [{ key: FREE, tier: 'FREE' }], tiers: { FREE: { maxConcurrent: 1, requestsPerMinute: 100 } } }));
+  app = await startApp('node', createCaptureHttp(engine, { apiKeys: [{ key: FREE, tier: 'FREE' }, { key: BASIC, tier: 'BASIC' }], tiers: { FREE: { maxConcurrent: 1, requestsPerMinute: 100 }, BASIC: { requestsPerMinute: 1 } } }));
 });
 afterAll(async () => {
   for (const res of held) if (!res.writableEnded) res.destroy();
@@ -50,6 +52,16 @@ describe('the MCP route\'s bounds', () => {
       expect(answer.status).toBe(200);
       expect(await answer.json()).toMatchObject({ result: { content: expect.arrayContaining([expect.objectContaining({ type: 'image' })]) } });
     }
+  });
+
+  it('counts a key\'s messages besides tool calls: three a minute per request its tier may make, then 429; tool calls are counted as captures', async () => {
+    const list = (): Promise<Response> => post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), { 'X-API-Key': BASIC });
+    for (let i = 0; i < 3; i++) expect((await list()).status).toBe(200);
+    const over = await list();
+    expect([over.status, Number(over.headers.get('retry-after')) > 0]).toEqual([429, true]);
+    expect(await over.json()).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', limit: 3 });
+    const call = await post(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'markdown', arguments: { html: '<h1>Still</h1>' } } }), { 'X-API-Key': BASIC });
+    expect(await call.json()).toMatchObject({ result: { content: expect.arrayContaining([{ type: 'text', text: '# Still\n' }]) } });
   });
 
   it('refuses a batch: one JSON-RPC message per request, at most one tool call', async () => {

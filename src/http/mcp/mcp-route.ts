@@ -12,6 +12,7 @@ import type { HttpRequest, HttpResponse } from '../http-types.js';
 import { errorResponse } from '../responses.js';
 import { captureMcpServer, ToolRefusal, type RunCapture } from './mcp-server.js';
 import { mcpInFlightLimit } from '../../access/in-flight-slots.js';
+import { mcpMessageRate } from './mcp-message-rate.js';
 
 type Account = Extract<Caller, { kind: 'account' }>;
 
@@ -19,17 +20,21 @@ type Account = Extract<Caller, { kind: 'account' }>;
  * `POST {base}/v1/mcp`: MCP over Streamable HTTP, stateless (a server and a transport per request,
  * nothing kept between requests), answered as JSON. The key travels in `X-API-Key`; each tool call
  * goes through the capture route's own path (rate limit, quota, tier, browser time, egress guard,
- * fair queue). Other MCP messages spend nothing but need a valid key, and a key has at most twice
- * its tier's concurrent captures in flight here.
+ * fair queue). Other MCP messages spend no quota but need a valid key and are counted per key on
+ * this instance (`mcpMessageLimit`), and a key has at most twice its tier's concurrent captures in
+ * flight here.
  */
 export class McpRoute {
   /** MCP requests in flight per key id; an entry goes when its count is back to zero. */
   private readonly inFlight = new Map<string, number>();
+  private readonly countMessage: ReturnType<typeof mcpMessageRate>;
 
   constructor(
     private readonly engine: CaptureEngine,
     private readonly options: ResolvedHttpOptions,
-  ) {}
+  ) {
+    this.countMessage = mcpMessageRate(options.policy.tiers);
+  }
 
   async handle(request: HttpRequest, captureOptions: CaptureOptions): Promise<RouteAnswer> {
     const { options } = this;
@@ -46,6 +51,10 @@ export class McpRoute {
       if (request.method.toUpperCase() !== 'POST') throw methodNotAllowed('POST');
       if (request.bodyTooLarge) throw payloadTooLarge(options.bodyLimit);
       const message = jsonRpcMessage(request.body);
+      if (!('method' in message && message.method === 'tools/call')) {
+        const refusal = await this.countMessage(caller.record.id, caller.record.tier);
+        if (refusal) throw refusal;
+      }
       answer.response = await this.gated(caller, () => this.answer(request, caller, message, captureOptions, answer));
     } catch (error) {
       answer.response = errorResponse(error, headers, options.log);
