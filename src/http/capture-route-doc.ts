@@ -26,6 +26,15 @@ export function captureReports(filesPrefix: string): Record<string, object> {
       },
     },
     har_url: { type: 'string', description: `\`har=true\`: relative url of the HAR 1.2 of the page load, under ${filesPrefix}` },
+    files: {
+      type: 'array',
+      description: `\`pdf_split\` (not unified): the split's PDFs in order, each stored beside the ZIP that \`url\` is`,
+      items: {
+        type: 'object',
+        required: ['url', 'pages'],
+        properties: { url: { type: 'string', description: `Relative url of the PDF, under ${filesPrefix}` }, pages: { type: 'string', description: 'The pages it holds, as qpdf names them: `1-2`, `3`' } },
+      },
+    },
     ...Object.fromEntries(CONTENT_FORMATS.map((name) => [`${name}_url`, { type: 'string', description: `\`outputs=${name}\`: relative url of the page's ${name} (as format=${name} answers it) from the same render, under ${filesPrefix}` }])),
     uploaded: { const: true, description: '`upload_url`: the file was PUT there' },
     upload_status: { type: 'integer', description: "`upload_url`: the storage's answer" },
@@ -60,6 +69,7 @@ export const CAPTURE_FILE_ANSWER = {
   },
   content: {
     ...Object.fromEntries(Object.values(FORMATS).map(({ contentType }) => [contentType, { schema: { type: 'string', format: 'binary' } }])),
+    'application/zip': { schema: { type: 'string', format: 'binary', description: '`pdf_split` (not unified): one PDF a file, in order, each named by its pages (`pages-1-2.pdf`), stored (not compressed again)' } },
     // format=links, metadata and scrape are JSON too.
     'application/json': { schema: { oneOf: [{ $ref: '#/components/schemas/CaptureResult' }, { type: 'object', description: 'format=links, metadata or scrape' }] } },
   },

@@ -550,6 +550,13 @@ describe.skipIf(!isBuilt())('PDF finishing over HTTP (npm start)', () => {
     expect(Object.values(entries).map((pdf) => pages(Buffer.from(pdf)))).toEqual([2, 1]);
     const answer = (await (await postJson({ html: sections(3), format: 'pdf', pdf_split: '3,1-2', response_type: 'json' })).json()) as { url: string; files: { url: string; pages: string }[] };
     expect(answer.files.map((file) => file.pages)).toEqual(['3', '1-2']);
+    // The OpenAPI document describes both answers: the ZIP, and every key of the JSON, its files' too.
+    type OpenApi = { paths: Record<string, { get: { responses: Record<string, { content: Record<string, unknown> }> } }>; components: { schemas: Record<string, { properties: Record<string, { items?: { properties: object } }> }> } };
+    const openapi = (await (await fetch(`${service.origin}/api/v1/openapi.json`, { headers: { 'X-API-Key': KEY } })).json()) as OpenApi;
+    expect(Object.keys(openapi.paths['/v1/capture']?.get.responses['200']?.content ?? {})).toContain('application/zip');
+    const described = openapi.components.schemas.CaptureResult?.properties ?? {};
+    expect(Object.keys(answer).filter((key) => !(key in described))).toEqual([]);
+    expect(Object.keys(described.files?.items?.properties ?? {})).toEqual(Object.keys(answer.files[0] ?? {}));
     const stored = await Promise.all(answer.files.map(async (file) => bytesOf(await fetch(new URL(file.url, service.origin), { headers: { 'X-API-Key': KEY } }))));
     expect(stored.map(pages)).toEqual([1, 2]);
     expect(pageText(stored[0] as Buffer, 1)).toContain('Section 3');
