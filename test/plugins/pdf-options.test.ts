@@ -66,6 +66,7 @@ describe('a long document, printed a few pages at a time and joined', () => {
       writeFileSync(file, result.data as Buffer);
       const tool = (command: string, args: string[], after: string[] = []): string => spawnSync(command, [...args, file, ...after], { encoding: 'utf8' }).stdout;
       expect(tool('pdfinfo', []).match(/^Pages:\s+(\d+)/m)?.[1]).toBe(String(CHAPTERS));
+      expect(spawnSync('qpdf', ['--check', file]).status).toBe(0);
       const pages = tool('pdftotext', ['-layout'], ['-']).split('\f').slice(0, CHAPTERS);
       expect(pages.map((text) => /Chapter (\d+)/.exec(text)?.[1])).toEqual(Array.from({ length: CHAPTERS }, (_, index) => String(index + 1)));
       expect(pages.map((text) => /Page (\d+) of (\d+)/.exec(text)?.slice(1).join('/'))).toEqual(Array.from({ length: CHAPTERS }, (_, index) => `${index + 1}/${CHAPTERS}`));
