@@ -1,4 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -571,6 +572,33 @@ describe.skipIf(!isBuilt())('PDF finishing over HTTP (npm start)', () => {
     }
     const beyond = await postJson({ html: sections(3), format: 'pdf', pdf_split: '2-4' });
     expect([beyond.status, await beyond.json()]).toMatchObject([400, { code: 'INVALID_PARAMETER', param: 'pdf_split' }]);
+  });
+
+  it('stores and caches a PDF over 64 MiB that stays in its temporary file: the same bytes answered, stored and served from the cache', async () => {
+    // Six pages of canvas noise, which no stream filter makes smaller: about 72 MB of images in the PDF.
+    const noise = `<style>@page { margin: 0 } body { margin: 0 } canvas { display: block; width: 100vw; height: 100vh; break-after: page }</style><body><script>
+      for (let i = 0; i < 6; i++) {
+        const canvas = document.body.appendChild(document.createElement('canvas'));
+        canvas.width = canvas.height = 2000;
+        const context = canvas.getContext('2d');
+        const image = context.createImageData(2000, 2000);
+        const pixels = new Uint32Array(image.data.buffer);
+        for (let p = 0; p < pixels.length; p++) pixels[p] = (Math.random() * 0x1000000) | 0xff000000;
+        context.putImageData(image, 0, 0);
+      }</script>`;
+    const digest = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
+    const first = await postJson({ html: noise, format: 'pdf', cache: true });
+    const printed = await bytesOf(first);
+    expect(printed.length).toBeGreaterThan(64 * 1024 * 1024);
+    expect([first.headers.get('x-cache'), Number(first.headers.get('content-length')), printed.subarray(0, 5).toString()]).toEqual(['MISS', printed.length, '%PDF-']);
+    expect(printed.subarray(-1024).toString('latin1')).toMatch(/%%EOF\s*$/);
+    expect(pages(printed)).toBe(6);
+    const again = await postJson({ html: noise, format: 'pdf', cache: true, response_type: 'json' });
+    const answer = (await again.json()) as { url: string; size: number };
+    expect([again.headers.get('x-cache'), answer.size]).toEqual(['HIT', printed.length]);
+    const stored = await bytesOf(await fetch(new URL(answer.url, service.origin), { headers: { 'X-API-Key': KEY } }));
+    const cached = await bytesOf(await postJson({ html: noise, format: 'pdf', cache: true }));
+    expect([digest(stored), digest(cached)]).toEqual([digest(printed), digest(printed)]);
   });
 
   it('refuses finishing parameters that cannot be done with 400 naming them, and attachments beyond the bound', async () => {
