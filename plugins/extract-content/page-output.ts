@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { captureErrors } from '../../src/core/errors/factories.js';
 import type { ContentFormat } from '../../src/core/schema/formats.js';
@@ -5,6 +6,7 @@ import { contentInPage, type ContentRequest } from './content-in-page.js';
 import { linksInPage, metadataInPage, scrapeInPage } from './extract-in-page.js';
 import type { ScrapeRule } from '../../src/core/page-content.js';
 import { pageLibraries } from './page-libraries.js';
+import { ariaBudgetInPage, restoreAriaBudget } from './aria-budget-in-page.js';
 
 /**
  * Bounds of every output, so no page can make one blow up the service's memory: longer text is
@@ -98,7 +100,11 @@ export async function pageOutput(page: Page, format: ContentFormat, options: Pag
   }
 }
 
-/** Playwright's ARIA snapshot (the YAML Playwright MCP gives agents) of the body or of `selector`'s first element. */
+/**
+ * Playwright's ARIA snapshot (the YAML Playwright MCP gives agents) of the body or of `selector`'s
+ * first element, kept within `OUTPUT_LIMITS.maxChars` in the page before it is taken: cut there, a
+ * page's 20 MB of text cost the service 70 MB while it crossed.
+ */
 async function ariaSnapshot(page: Page, { selector, timeoutMs = 30_000 }: PageOutputOptions): Promise<PageOutput> {
   const target = page.locator(selector ?? 'body').first();
   let found: number;
@@ -108,9 +114,18 @@ async function ariaSnapshot(page: Page, { selector, timeoutMs = 30_000 }: PageOu
     throw invalidSelector('selector', selector);
   }
   if (found === 0) throw captureErrors.elementNotFound('selector', selector ?? 'body');
-  const yaml = await target.ariaSnapshot({ timeout: timeoutMs });
-  const truncated = yaml.length > OUTPUT_LIMITS.maxChars;
-  return { data: Buffer.from(truncated ? yaml.slice(0, OUTPUT_LIMITS.maxChars) : yaml), truncated };
+  const key = `__captureAriaBudget_${randomUUID().replaceAll('-', '')}`;
+  const cut = await target.evaluate(ariaBudgetInPage, { maxChars: OUTPUT_LIMITS.maxChars, key });
+  let yaml: string;
+  try {
+    yaml = await target.ariaSnapshot({ timeout: timeoutMs });
+  } finally {
+    // Other outputs of the same capture (outputs=) read the page after this one.
+    if (cut) await page.evaluate(restoreAriaBudget, key);
+  }
+  // The estimate leaves room for YAML's own characters; a page that grows meanwhile is cut here.
+  const over = yaml.length > OUTPUT_LIMITS.maxChars;
+  return { data: Buffer.from(over ? yaml.slice(0, OUTPUT_LIMITS.maxChars) : yaml), truncated: cut || over };
 }
 
 function json(value: unknown, truncated: boolean): PageOutput {

@@ -171,6 +171,16 @@ describe('what a settled page says (library)', () => {
     expect(huge.incomplete).toEqual(['markdown']);
   });
 
+  // Cut in the page, the snapshot is a little shorter than the bound; cut after it crossed, it would be the bound exactly.
+  it('bounds: the ARIA snapshot is cut in the page before it is taken, and the page put back for the next output', async () => {
+    const result = await engine.capture({ url: fixtures.url('/huge-text?mb=6'), viewport_width: 200, viewport_height: 100, outputs: 'aria,text', response_type: 'json' });
+    const [aria, text] = ['aria', 'text'].map((name) => result.sidecarFiles?.find((file) => file.name === name)?.data.toString('utf8') ?? '');
+    expect(aria.startsWith('- paragraph: word word')).toBe(true);
+    expect([aria.length < OUTPUT_LIMITS.maxChars, aria.length > OUTPUT_LIMITS.maxChars - 1_000]).toEqual([true, true]);
+    expect(text.length).toBe(OUTPUT_LIMITS.maxChars);
+    expect(result.incomplete).toEqual(['aria', 'text']);
+  });
+
   it('refuses what does not apply, naming the parameter', async () => {
     const refused = (params: CaptureInput) => engine.capture({ url: fixtures.url('/article'), ...params });
     await expect(refused({ format: 'png', content: 'full' })).rejects.toMatchObject({ code: 'INCOMPATIBLE_PARAMETERS', details: { params: ['content', 'format'] } });
