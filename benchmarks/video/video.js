@@ -2,7 +2,7 @@
 // Video benchmark: scroll and record videos at 1280x720 in mp4 and webm, a long recording showing
 // that memory stays flat, then frame truth: whether each frame shows the page at its own time.
 //
-//   node benchmarks/video/video.js [--duration=5] [--iterations=1] [--long=60] [--formats=mp4,webm]
+//   node benchmarks/video/video.js [--duration=5] [--iterations=1] [--long=60] [--long-clock=frames] [--formats=mp4,webm]
 //                                  [--scenarios=scroll,record] [--truth=2] [--truth-seconds=3]
 //                                  [--truth-sizes=640x360,1280x720]
 //   (from benchmarks/: npm run video)
@@ -43,10 +43,12 @@ import { percentile, median } from '../lib/stats.js';
 import { frameTruth, RULER, TOOLS } from './frame-truth.js';
 import { clockPage } from '../../fixtures/clock-page/clock.js';
 
-const opts = readOptions(import.meta.url, { duration: {}, iterations: {}, long: {}, formats: {}, scenarios: {}, truth: {}, 'truth-seconds': {}, 'truth-sizes': {} });
+const opts = readOptions(import.meta.url, { duration: {}, iterations: {}, long: {}, 'long-clock': {}, formats: {}, scenarios: {}, truth: {}, 'truth-seconds': {}, 'truth-sizes': {} });
 const DURATION = opts.number('duration', 5);
 const ITERATIONS = opts.number('iterations', 1);
 const LONG = opts.number('long', 60);
+/** How the long recording is drawn: frame by frame (the default since issue 53) or live. */
+const LONG_CLOCK = opts.text('long-clock', 'frames');
 const FORMATS = opts.list('formats', 'mp4,webm');
 const SCENARIOS = opts.list('scenarios', 'scroll,record');
 const VIEWPORT = { viewport_width: 1280, viewport_height: 720 };
@@ -147,7 +149,7 @@ function printTable(rows) {
 
 /** A `seconds` long mp4 record, memory sampled every second: start, middle, end and range. */
 async function longRecord(engine, server, seconds) {
-  console.error(`  ${seconds} s record, sampling memory every second...`);
+  console.error(`  ${seconds} s record (${LONG_CLOCK}), sampling memory every second...`);
   const samples = [];
   const perSecond = memoryPeaks(1000);
   const timer = setInterval(() => samples.push(perSecond.take()), 1000);
@@ -164,10 +166,11 @@ async function longRecord(engine, server, seconds) {
   const at = (share) => recording[Math.min(recording.length - 1, Math.floor(share * (recording.length - 1)))];
   const range = (key) => `${mib(Math.min(...recording.map((m) => m[key])))}..${mib(Math.max(...recording.map((m) => m[key])))}`;
   const verdict = target('record', seconds, run.wall);
-  console.log(`\n## ${seconds} s record (mp4, 1280x720): memory of node + Chromium + ffmpeg, sampled every second from 2 s on\n`);
+  console.log(`\n## ${seconds} s record (mp4, 1280x720, video_clock=${LONG_CLOCK}): memory of node + Chromium + ffmpeg, sampled every second from 2 s on\n`);
   console.log(markdownTable(['memory', 'start MiB', 'middle MiB', 'end MiB', 'min..max MiB'],
     ['rss', 'pss'].map((key) => [key.toUpperCase(), mib(at(0)[key]), mib(at(0.5)[key]), mib(at(1)[key]), range(key)])));
   console.log(`\nwall ${run.wall.toFixed(2)} s (target ${verdict.limit.toFixed(1)} s: ${verdict.pass ? 'pass' : 'FAIL'}), ${(run.size / 1024).toFixed(0)} KiB, load ${load} at the start`);
+  console.log(`\nRSS over time (MiB, every 5 s of the capture's wall time from 2 s on): ${recording.filter((_, i) => i % 5 === 0).map((m) => mib(m.rss)).join(', ')}`);
 }
 
 /** One row per tool and size over its runs, with the issue's targets where it sets one. */
@@ -245,7 +248,7 @@ try {
   printTable(rows);
   // One sampler only: two would list the machine's processes twice as often.
   peaks.stop();
-  if (LONG > 0) await longRecord(engine, server, LONG);
+  if (LONG > 0) await longRecord(LONG_CLOCK === 'live' ? engine : framesEngine, server, LONG);
   if (TRUTH_RUNS > 0) {
     const results = [];
     console.error(`  frame truth: ${TRUTH_RUNS} run(s) per tool and size...`);
