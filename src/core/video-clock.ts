@@ -2,7 +2,6 @@ import type { CaptureParams } from './schema/capture-params.js';
 import { isVideoFormat } from './schema/formats.js';
 import type { VideoClock } from './schema/video-params.js';
 import { captureErrors } from './errors/factories.js';
-import { actsOnElements } from './schema/action-params.js';
 
 /**
  * Whether a capture is a video the video browser draws frame by frame, each frame for its own moment
@@ -15,7 +14,6 @@ export function drawnFrameByFrame(params: CaptureParams, clocks: readonly VideoC
     throw captureErrors.invalidParameter('video_clock', `Invalid parameter 'video_clock': this service draws videos ${clocks.join(' or ')} only (its browser is remote)`, clocks.join(', '));
   }
   const video = (params.scenario === 'record' || params.scenario === 'scroll') && isVideoFormat(params.format);
-  if (params.video_clock === undefined && clocks.includes('live') && actsOnElements(params.actions)) return false;
   return video && (params.video_clock ?? clocks[0]) === 'frames';
 }
 

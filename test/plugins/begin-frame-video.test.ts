@@ -220,10 +220,10 @@ describe('begin-frame video', () => {
   });
 
   it('plays a journey between frames on the video\'s time, and holds the clock while the page\'s fetch is pending', async () => {
-    // At 200 ms a fetch the network answers 800 ms later; at 500 ms a click, at 540 ms 'ab' entered.
-    // Through the page's own DOM: steps acting on an element (Playwright's click, type) are refused with frames.
+    // At 200 ms a fetch the network answers 800 ms later; at 500 ms a click (Playwright's, its pointer
+    // input drawn between frames), at 540 ms 'ab' entered through the page's DOM.
     const enter = "field.value = 'ab'; field.dispatchEvent(new Event('input'))";
-    const actions = [{ wait: 200 }, { evaluate: "void fetch('/slow-data').then((r) => r.json()).then(() => (fetched.style.background = '#fff'))" }, { wait: 300 }, { evaluate: 'clicked.click()' }, { wait: 40 }, { evaluate: enter }];
+    const actions = [{ wait: 200 }, { evaluate: "void fetch('/slow-data').then((r) => r.json()).then(() => (fetched.style.background = '#fff'))" }, { wait: 300 }, { click: '#clicked' }, { wait: 40 }, { evaluate: enter }];
     await engineVideo({ url: '/journey', scenario: 'record', video_clock: 'frames', actions }, async (file) => {
       for (const offset of await offsets(file, 640, 360)) expect(Math.abs(offset)).toBeLessThanOrEqual(1);
       // The click lands before the frame of 500 ms (frame 15) is drawn.

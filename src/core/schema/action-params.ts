@@ -110,18 +110,6 @@ export const ACTION_CHECKS: Partial<Record<keyof typeof ACTION_PROPERTIES, (valu
   },
 };
 
-/**
- * Whether a step acts on an element through Playwright's input and actionability checks. Between
- * the frames of a video drawn frame by frame, with the page's clock paused, one of them now and then
- * never returned (measured: click, hover, press, select each hung 1 in 3 to 6 videos until the
- * deadline; type, which runs the same checks, did not in 3): such journeys are recorded live.
- */
-export function actsOnElements(steps: readonly ActionStep[] | undefined): boolean {
-  return steps?.some((step) => ELEMENT_ACTIONS.has(step.action)) ?? false;
-}
-
-const ELEMENT_ACTIONS: ReadonlySet<ActionKind> = new Set(['click', 'hover', 'type', 'press', 'select']);
-
 /** Whether the steps run the caller's JavaScript (tier-gated like `scripts`). */
 export function actionsRunScript(steps: readonly ActionStep[] | undefined): boolean {
   return steps?.some((step) => step.action === 'evaluate') ?? false;

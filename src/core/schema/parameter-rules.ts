@@ -10,7 +10,6 @@ import { checkHeaderScopeCombinations } from './header-scope-params.js';
 import { checkInjectionCombinations } from './injection-params.js';
 import { checkOutputCombinations } from './output-params.js';
 import { checkPdfFinishCombinations } from './pdf-finish-params.js';
-import { actsOnElements, type ActionStep } from './action-params.js';
 
 type Given = Map<keyof CaptureParams, unknown>;
 
@@ -108,9 +107,6 @@ export function checkCombinations(given: Given, missing: (name: keyof CapturePar
   const scrollControl = (['scroll_easing', 'scroll_start_delay', 'scroll_back'] as const).find((name) => chosen(given, name));
   if (scrollControl !== undefined && given.get('scenario') !== 'scroll') throw incompatible(`${scrollControl} applies to scenario 'scroll'`, [scrollControl, 'scenario']);
   if (given.has('video_clock') && !video) throw incompatible(`video_clock applies to videos (mp4, webm, gif), not to format '${format}'`, ['video_clock', 'format']);
-  if (given.get('video_clock') === 'frames' && actsOnElements(given.get('actions') as ActionStep[] | undefined)) {
-    throw incompatible("video_clock=frames pauses the page's clock between frames, where a step acting on an element (click, hover, type, press, select) can hang to the deadline: leave video_clock out (such a journey is recorded live)", ['video_clock', 'actions']);
-  }
   if (given.has('fps') && format !== 'mp4' && format !== 'webm') throw incompatible(`fps applies to mp4 and webm${format === 'gif' ? '; a gif has gif_fps' : `, not to format '${format}'`}`, ['fps', 'format']);
   // A png has no quality either, but the original interface takes it there and ignores it.
   // The listener is a script in the page; with its scripts off no listener runs, so the event would be waited for to the timeout.
