@@ -21,6 +21,8 @@ import { checkUserAgentOptions, engineUserAgent } from './core/identity.js';
 
 /** The allow list `CAPTURE_ALLOW_ADDRESSES` and the `allowAddress` option take, as the guard's function. */
 export { allowedAddresses } from './egress/allowed-addresses.js';
+/** The ffmpeg the engine's videos use (option, `CAPTURE_FFMPEG_PATH`, PATH), for the CLI's `video --mp4` copy. */
+export { findFfmpeg } from '../plugins/encode-video/find-ffmpeg.js';
 
 /**
  * The composition root: a core engine with the real browser pool, egress guard, filesystem

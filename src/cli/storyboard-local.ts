@@ -102,6 +102,9 @@ export function localAction(kind: string, value: unknown, at: string, local: Loc
       if (selector !== undefined && typeof selector !== 'string') throw wrong(`${at}.selector: a selector`);
       return local.add(async (page) => void (selector === undefined ? await page.screenshot({ path: output, fullPage: fullPage === true }) : await page.locator(selector).first().screenshot({ path: output })));
     }
+    case 'expect':
+    case 'expect_gone':
+      return expectStep(kind, value, at, local);
     case 'click':
       return isMap(value) && (value.button !== undefined || value.count !== undefined) ? clickWith(value, at, local) : undefined;
     case 'type':
@@ -109,6 +112,21 @@ export function localAction(kind: string, value: unknown, at: string, local: Loc
     default:
       return undefined;
   }
+}
+
+/** shot-scraper's `expect` and `expect_gone`: an element (a selector, and/or a text, `contains:` for short) shown, or gone, within `timeout` ms. */
+function expectStep(kind: 'expect' | 'expect_gone', value: unknown, at: string, local: LocalSteps): ActionStep[] {
+  const { selector, text = undefined, contains = undefined, timeout = WAIT_FOR_URL_MS, ...extra } = isMap(value) ? value : { selector: value };
+  if (Object.keys(extra).length > 0) throw wrong(`${at}.${Object.keys(extra)[0] as string}: Extra inputs are not permitted`);
+  const needle = text ?? contains;
+  if (selector === undefined && needle === undefined) throw wrong(`${at}: ${kind}: needs a selector: and/or text:`);
+  if ((selector !== undefined && typeof selector !== 'string') || (needle !== undefined && typeof needle !== 'string')) throw wrong(`${at}: selector: and text: are strings`);
+  if (!Number.isInteger(timeout) || (timeout as number) < 1 || (timeout as number) > 600_000) throw wrong(`${at}.timeout: a whole number of ms from 1 to 600000`);
+  return local.add(async (page) => {
+    const scope = typeof selector === 'string' ? page.locator(selector) : undefined;
+    const found = needle === undefined ? (scope as NonNullable<typeof scope>) : scope ? scope.filter({ hasText: needle }) : page.getByText(needle);
+    await found.first().waitFor({ state: kind === 'expect' ? 'visible' : 'hidden', timeout: timeout as number });
+  });
 }
 
 /** A click with shot-scraper's `button` or `count`, which the engine's click step has not: Playwright's own, from the CLI. */

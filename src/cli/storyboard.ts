@@ -8,6 +8,7 @@ import { readStdin } from './stdin.js';
 import { runShots, type RunOptions, type WriteResult } from './shot.js';
 import { LocalSteps, command, localAction } from './storyboard-local.js';
 import { Servers, runLocal, type Command } from './local-commands.js';
+import { webmToMp4 } from './webm-to-mp4.js';
 
 /**
  * `capture-engine video storyboard.yml`: shot-scraper's storyboards (release 1.11, docs/video.md)
@@ -18,16 +19,28 @@ const FLAGS: CommandFlags = {
   A video of shot-scraper's storyboard: url, output, sh, python, server (run before the browser; the server
   stopped at the end unless --leave-server), viewport {width, height}, cursor, wait, wait_for,
   wait_for_url, javascript, and scenes of {name, sh, python, open, wait_for, wait_for_url, do: [click,
-  type, fill, press, scroll, pause, wait_for, wait_for_url, open, javascript/js, screenshot, sh, python]}
+  type, fill, press, scroll, pause, wait_for, wait_for_url, expect, expect_gone, open, javascript/js,
+  screenshot, sh, python]}
   (click: {selector, button, count} and type: {into, text, delay_ms} as there).
   sh: and python: run on this machine, as the file says, each for at most 10 minutes, their output on
-  stderr. --mp4 records an MP4 instead of the WebM (one file, named .mp4).
+  stderr. --mp4 also writes an MP4 copy of the WebM with ffmpeg, named .mp4.
   Also --browser-arg, --log-console, --bypass-csp, -a auth.json, --silent and shot's parameters.`,
   own: { mp4: 'yes-no' },
 };
 
 const TOP_KEYS = new Set(['output', 'url', 'sh', 'python', 'server', 'viewport', 'cursor', 'wait', 'wait_for', 'wait_for_url', 'javascript', 'scenes']);
 const SCENE_KEYS = new Set(['name', 'open', 'wait_for', 'wait_for_url', 'sh', 'python', 'do']);
+const CURSOR_KEYS = new Set(['visible', 'clicks', 'color', 'size', 'click_size']);
+
+/** What of shot-scraper's cursor the engine does not draw: its pointer is a fixed black arrow, without click rings. */
+function cursorNote(cursor: unknown): string | undefined {
+  if (cursor === undefined || cursor === false) return undefined;
+  const options = isMap(cursor) ? cursor : {};
+  const unused = ['color', 'size', 'click_size'].filter((key) => options[key] !== undefined);
+  const rings = options.clicks !== false;
+  if (!rings && unused.length === 0) return undefined;
+  return `Note: the pointer is drawn as a black arrow${rings ? ', without click rings' : ''}${unused.length > 0 ? `; cursor ${unused.join(', ')} not used` : ''}`;
+}
 
 type Map = Record<string, unknown>;
 const isMap = (value: unknown): value is Map => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -129,6 +142,7 @@ export function storyboardParams(board: unknown, output: string | undefined, loc
     for (const [at, step] of ((scene.do as unknown[] | undefined) ?? []).entries()) steps.push(...action(step, `${where}.do.${at}`, local));
   }
   const viewport = isMap(board.viewport) ? board.viewport : {};
+  if (isMap(board.cursor)) checkKeys(board.cursor, CURSOR_KEYS, 'cursor.');
   const cursor = isMap(board.cursor) ? board.cursor.visible !== false : board.cursor === true;
   const before: BeforeRecording = {};
   for (const kind of ['sh', 'python', 'server'] as const) if (board[kind] !== undefined) before[kind] = command(kind === 'python' ? 'python' : 'sh', board[kind], kind);
@@ -148,13 +162,19 @@ export async function video(args: string[]): Promise<void> {
   const outputs = own.output as string[] | undefined;
   const local = new LocalSteps();
   const { params: { output, ...shot }, before } = storyboardParams(board, outputs?.[0], local);
-  const named = own.mp4 === true ? String(output).replace(/\.[^./]*$/, '') + '.mp4' : String(output);
+  const note = cursorNote((board as Map).cursor);
+  // A warning, not progress: --silent keeps it.
+  if (note !== undefined) process.stderr.write(`${note}\n`);
+  const named = String(output);
   own.output = [named];
   const write: WriteResult = async (result) => {
     // A step of the CLI's own that failed fails the command, and no video is written.
     if (local.error) throw local.error;
     await pipeline(result.stream(), createWriteStream(named));
     if (own.quiet !== true) process.stderr.write(`Video written to '${named}'\n`);
+    if (own.mp4 !== true || /\.mp4$/i.test(named)) return;
+    const mp4 = await webmToMp4(named);
+    if (own.quiet !== true) process.stderr.write(`MP4 written to '${mp4}'\n`);
   };
   if (before.sh !== undefined) await runLocal('sh', before.sh);
   if (before.python !== undefined) await runLocal('python', before.python);

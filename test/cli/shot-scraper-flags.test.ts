@@ -224,10 +224,13 @@ describe.skipIf(!isBuilt())("shot-scraper's other commands on the built CLI (iss
   it('test_video_records_video (a local page, a click to the page it links to) and test_video_validation', async () => {
     local();
     // With the CLI's own steps (docs/video.md): sh: before the browser and in a scene, screenshot:, and open: after the first scene.
-    const board = 'output: demo.webm\nurl: index.html\nsh: [touch, before.txt]\ncursor: true\nviewport:\n  width: 640\n  height: 360\nscenes:\n  - name: Home\n    wait_for: "#more"\n    do:\n      - pause: 0.1\n  - name: Details\n    do:\n      - click: "#more"\n      - wait_for: "#more-heading"\n      - screenshot: {output: heading.png, selector: "#more-heading"}\n  - name: Back\n    sh: test -f heading.png && touch scene.txt\n    open: index.html\n';
-    const run = await runCli(dir, ['video', '-'], board);
+    const board = 'output: demo.webm\nurl: index.html\nsh: [touch, before.txt]\ncursor: true\nviewport:\n  width: 640\n  height: 360\nscenes:\n  - name: Home\n    wait_for: "#more"\n    do:\n      - pause: 0.1\n  - name: Details\n    do:\n      - click: "#more"\n      - expect: {selector: h1, contains: More}\n      - screenshot: {output: heading.png, selector: "#more-heading"}\n  - name: Back\n    sh: test -f heading.png && touch scene.txt\n    open: index.html\n';
+    // --mp4 as there: the WebM first, then an MP4 copy beside it.
+    const run = await runCli(dir, ['video', '-', '--mp4'], board);
     expect(run.code, run.stderr).toBe(0);
     expect(readFileSync(path.join(dir, 'demo.webm')).subarray(0, 4).equals(Buffer.from([0x1a, 0x45, 0xdf, 0xa3]))).toBe(true);
+    expect(readFileSync(path.join(dir, 'demo.mp4')).subarray(4, 8).toString('latin1')).toBe('ftyp');
+    expect(run.stderr).toContain('Note: the pointer is drawn as a black arrow, without click rings');
     expect([existsSync(path.join(dir, 'before.txt')), existsSync(path.join(dir, 'scene.txt'))]).toEqual([true, true]);
     expect((await image('heading.png')).height).toBeGreaterThan(10);
     const empty = await runCli(dir, ['video', '-'], '');

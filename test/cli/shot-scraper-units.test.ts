@@ -110,5 +110,14 @@ describe("shot-scraper's storyboards (test_video_validation)", () => {
     expect(() => board([{ do: [{ click: '#a', pause: 1 }] }])).toThrow('scenes.0.do.0: actions must be single-key mappings');
     expect(() => board([{ do: [{ click: { selector: '#a', button: 'back' } }] }])).toThrow("scenes.0.do.0.click.button: Input should be 'left', 'right' or 'middle'");
     expect(() => board([{ do: [{ type: { text: 'x', delay_ms: 5 } }] }])).toThrow('scenes.0.do.0.type: type: must define into: or selector:');
+    expect(() => board([{ do: [{ expect: { timeout: 5 } }] }])).toThrow('scenes.0.do.0.expect: expect: needs a selector: and/or text:');
+    expect(() => board([{ do: [{ expect_gone: { text: 'x', timeout: -1 } }] }])).toThrow('scenes.0.do.0.expect_gone.timeout: a whole number of ms from 1 to 600000');
+    expect(() => board([{}], { cursor: { visible: true, shape: 'dot' } })).toThrow('Storyboard: cursor.shape: Extra inputs are not permitted');
+  });
+
+  it("expect and expect_gone (a selector and/or a text, contains: for short) are the CLI's own steps", () => {
+    const { params } = board([{ do: [{ expect: '.done' }, { expect: { selector: 'h1', contains: 'Welcome', timeout: 2000 } }, { expect_gone: { text: 'Loading' } }] }], { cursor: { visible: true, clicks: false, color: '#000' } });
+    expect((params.actions as { action: string }[]).map((step) => step.action)).toEqual(Array.from({ length: 3 }, () => ['evaluate', 'wait_for']).flat());
+    expect(params.show_cursor).toBe(true);
   });
 });
