@@ -180,7 +180,8 @@ describe('what a settled page says (library)', () => {
     expect(yaml.match(/- link "l"/g)?.length).toBeLessThan(250);
     // One paragraph of 6 MB: too long to cut in place (Chromium would lay it out again), a copy of its start stands in.
     const result = await engine.capture({ url: fixtures.url('/huge-text?mb=6'), viewport_width: 200, viewport_height: 100, outputs: 'aria,text', response_type: 'json' });
-    const [aria, text] = ['aria', 'text'].map((name) => result.sidecarFiles?.find((file) => file.name === name)?.data.toString('utf8') ?? '');
+    const sidecar = (name: string): string => result.sidecarFiles?.find((file) => file.name === name)?.data.toString('utf8') ?? '';
+    const [aria, text] = [sidecar('aria'), sidecar('text')];
     expect(aria.startsWith('- paragraph: word word')).toBe(true);
     expect(aria.length).toBeLessThan(70_000);
     expect(text.length).toBe(OUTPUT_LIMITS.maxChars);
