@@ -36,6 +36,11 @@ export function pdfLimitWatcher(params: Pick<CaptureParams, 'pdf_max_pages' | 'p
   };
 }
 
+/** The pages of a PDF Chromium printed, counted in its bytes (read as latin1) as the watcher counts them. */
+export function printedPages(text: string): number {
+  return text.match(PAGE_OBJECT)?.length ?? 0;
+}
+
 /** 413 naming the limit passed, and how to stay within it. */
 export function tooLarge(param: 'pdf_max_pages' | 'pdf_max_bytes', message: string, max: number): CaptureError {
   return new CaptureError('PAYLOAD_TOO_LARGE', `${message}: print fewer pages (pdf_page_ranges) or ask for a larger limit, up to your tier's`, { details: { param, max } });

@@ -1,4 +1,4 @@
-import { mkdtemp, rename, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { CaptureContext } from '../../src/core/plugin-api.js';
@@ -6,6 +6,7 @@ import type { CaptureParams } from '../../src/core/schema/capture-params.js';
 import { readPdfStructure, type PdfStructure } from '../pdf-finish/pdf-structure.js';
 import { joinPrintedParts } from '../pdf-finish/join-printed-parts.js';
 import type { QpdfJob } from '../pdf-finish/qpdf-pass.js';
+import { printedPages } from './pdf-limits.js';
 
 /** How a long document is printed: `pages` at a time, joined by qpdf (none found: printed whole). */
 export interface RangePrinting {
@@ -15,6 +16,12 @@ export interface RangePrinting {
 
 /** Prints `pageRanges` (all pages when undefined) to `file`, resolving its bytes; rejects with Chromium's own error. */
 export type PrintTo = (pageRanges: string | undefined, file: string) => Promise<number>;
+
+/**
+ * Largest first part whose pages are counted in its bytes: a shorter document (most are) is then
+ * known to be whole without a qpdf process, and a larger part is read by qpdf, not into memory.
+ */
+const COUNTED_IN_BYTES = 8 * 1024 * 1024;
 
 /** Chromium's answer to a range that starts after the document's last page. */
 const PAST_THE_END = /page range exceeds page count/i;
@@ -52,6 +59,10 @@ export async function printInRanges(ctx: CaptureContext, printTo: PrintTo, file:
         },
       );
       if (!printed) break;
+      if (files.length === 0 && (await stat(part)).size <= COUNTED_IN_BYTES && printedPages((await readFile(part)).toString('latin1')) < ranges.pages) {
+        await rename(part, file);
+        return (await stat(file)).size;
+      }
       files.push(part);
       parts.push(await readPdfStructure(part, job()));
       if ((parts.at(-1)?.pages.length ?? 0) < ranges.pages) break;
