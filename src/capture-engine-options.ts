@@ -17,6 +17,14 @@ export interface CaptureEngineOptions {
   /** Extra Chromium flags. @default [] */
   browserArgs?: string[];
   /**
+   * `compact` runs Chromium's GPU and network services inside its browser process instead of a
+   * sandboxed process each: two processes and about 140 MiB RSS fewer per browser (docs/configuration.md,
+   * "A compact browser"), but a flaw in SwiftShader's WebGL or in the network stack then reaches the
+   * browser process. For memory-first deployments that capture pages they trust. Local browsers only.
+   * @default 'isolated' (env CAPTURE_BROWSER_PROCESS_MODEL)
+   */
+  browserProcessModel?: 'isolated' | 'compact';
+  /**
    * The User-Agent the browser sends when a capture names none (a capture's `user_agent` wins).
    * @default Chromium's own, then `capture-engine/<version>`, then `(+operatorUrl)` (docs/bot-walls.md); env CAPTURE_USER_AGENT
    */

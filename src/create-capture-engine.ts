@@ -9,6 +9,7 @@ import { PoolWithVideoBrowser } from './browser/video-browser-pool.js';
 import type { ContextPool } from './core/ports.js';
 import type { VideoClock } from './core/schema/video-params.js';
 import { findChromium } from './browser/chromium-path.js';
+import { processModelSwitches } from './browser/process-model.js';
 import { resolveBrowserIdentity } from './browser/browser-user.js';
 import { createCaptureEgress, type CaptureEgress } from './egress/capture-egress.js';
 import { createFsStorage } from './storage/fs-storage.js';
@@ -96,7 +97,7 @@ function browserPool(options: CaptureEngineOptions, egress: CaptureEgress, resol
   const rendererMemoryMb = positive(options.rendererMemoryMb ?? DEFAULTS.rendererMemoryMb, 'rendererMemoryMb');
   return new BrowserPool({
     executablePath: resolved.executablePath,
-    args: options.browserArgs ?? [],
+    args: [...processModelSwitches(options.browserProcessModel, options.connectEndpoint !== undefined), ...(options.browserArgs ?? [])],
     connectEndpoint: options.connectEndpoint,
     tempDir: resolved.tempDir,
     prepareProfile: egress.prepareProfile,

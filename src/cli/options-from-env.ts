@@ -20,6 +20,7 @@ export function baseOptions(allowPrivate: boolean | undefined, storageDir: strin
     urlDenyList: process.env.CAPTURE_URL_DENY_LIST,
     // An unknown value stops the start: createCaptureEngine refuses it by the option's name.
     videoClock: (process.env.CAPTURE_VIDEO_CLOCK || undefined) as CaptureEngineOptions['videoClock'],
+    browserProcessModel: (process.env.CAPTURE_BROWSER_PROCESS_MODEL || undefined) as CaptureEngineOptions['browserProcessModel'],
     webBotAuth: webBotAuthFromEnv(),
     userAgent: process.env.CAPTURE_USER_AGENT || undefined,
     operatorUrl: process.env.CAPTURE_OPERATOR_URL || undefined,

@@ -8,6 +8,7 @@ import { findChromium } from '../../src/browser/chromium-path.js';
 import { createTestEngine } from '../helpers/engine.js';
 import { processTree } from '../helpers/processes.js';
 import { until } from '../helpers/wait.js';
+import { decode, near } from '../helpers/pixels.js';
 
 /**
  * The engine gives Chromium its whole command line (Playwright's switches with its own), and
@@ -96,6 +97,43 @@ describe.runIf(process.platform === 'linux')('the switches Chromium gets', () =>
     }
   });
 });
+
+describe.runIf(process.platform === 'linux')('browserProcessModel', () => {
+  // Issue 49: a memory-first deployment runs Chromium's GPU and network services in its browser process.
+  it("'compact' runs no GPU and no network process and still draws a page and a video drawn frame by frame; the default runs both", async () => {
+    const isolatedDir = path.join(tempDir, 'isolated');
+    const compactDir = path.join(tempDir, 'compact');
+    const isolated = await createTestEngine({ tempDir: isolatedDir, warmContexts: 1 });
+    const compact = await createTestEngine({ tempDir: compactDir, warmContexts: 1, browserProcessModel: 'compact' });
+    try {
+      await until(() => isolated.stats.warm === 1 && compact.stats.warm === 1, 'a warm context in each');
+      expect(serviceProcesses(isolatedDir)).toEqual({ gpu: 1, network: 1 });
+      expect(serviceProcesses(compactDir)).toEqual({ gpu: 0, network: 0 });
+      const shot = await compact.capture({ html: '<body style="margin:0;height:100vh;background:#00ff00"></body>', viewport_width: 200, viewport_height: 100 });
+      const image = await decode(shot.data as Buffer);
+      expect([image.width, image.height]).toEqual([200, 100]);
+      expect(near(image.at(100, 50), '#00ff00')).toBe(true);
+      const video = await compact.capture({ html: '<body style="margin:0;background:#0000ff"></body>', scenario: 'record', format: 'webm', duration: 1, fps: 10, viewport_width: 160, viewport_height: 120 });
+      expect((await video.buffer()).subarray(0, 4)).toEqual(Buffer.from([0x1a, 0x45, 0xdf, 0xa3]));
+    } finally {
+      await Promise.all([isolated.close(), compact.close()]);
+    }
+  });
+
+  it('refuses an unknown model and compact with a remote browser, by the option', async () => {
+    await expect(createTestEngine({ tempDir, browserProcessModel: 'tiny' as 'compact' })).rejects.toThrow(/'browserProcessModel' must be 'isolated' or 'compact', got tiny/);
+    await expect(createTestEngine({ tempDir, browserProcessModel: 'compact', connectEndpoint: 'ws://127.0.0.1:9/' })).rejects.toThrow(/'browserProcessModel' 'compact' needs a local browser/);
+  });
+});
+
+/** How many GPU and network service processes run below the browser whose profile is under `dir`. */
+function serviceProcesses(dir: string): { gpu: number; network: number } {
+  const tree = treeCommandLines(dir);
+  return {
+    gpu: tree.filter((args) => args.includes('--type=gpu-process')).length,
+    network: tree.filter((args) => args.includes('--utility-sub-type=network.mojom.NetworkService')).length,
+  };
+}
 
 const FULL_CHROMIUM = '/usr/bin/chromium';
 
