@@ -7,7 +7,7 @@ import { ignoredDomains, statusRanges, type StatusRange } from '../../src/core/s
 import { stateKey } from '../../src/core/capture-state.js';
 import { trackInflight, type InflightTracker } from '../../src/core/page/network-idle.js';
 import { bestEffort } from '../../src/core/deadline.js';
-import { ABORTED, BLOCKED_BY_CLIENT, BROWSER_LOAD_ERROR, egressRefusal, isMainDocument } from '../shared/request-outcomes.js';
+import { ABORTED, BLOCKED_BY_CLIENT, BROWSER_LOAD_ERROR, egressFailure, egressRefusal, isMainDocument } from '../shared/request-outcomes.js';
 
 /** Most offending items a refusal lists (and a capture keeps) of each kind. */
 const MAX_ITEMS = 20;
@@ -69,7 +69,8 @@ function watchPage(ctx: CaptureContext): void {
     const error = request.failure()?.errorText ?? 'failed';
     // Failures that are no fault of the page: blocked by `block_ads`, or given up by the page itself.
     if (isMainDocument(page, request) || BLOCKED_BY_CLIENT.test(error) || ABORTED.test(error)) return;
-    add(seen.failures, { url: request.url(), error });
+    // Named as the egress guard's own answer names it, whether it came as one or as a refused tunnel.
+    add(seen.failures, { url: request.url(), error: egressFailure(ctx.state, request) ?? error });
   };
   page.on('console', onConsole);
   page.on('pageerror', onPageError);

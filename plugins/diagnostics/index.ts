@@ -5,6 +5,7 @@ import type { CaptureDiagnostics } from '../../src/core/diagnostics.js';
 import { BOT_CHALLENGE } from '../../src/core/bot-challenge.js';
 import { logPage, type PageLog } from './page-log.js';
 import { buildHar } from './har.js';
+import { egressFailure } from '../shared/request-outcomes.js';
 import { redactStrings, redactor } from './redact.js';
 
 const LOG = stateKey<{ log: PageLog; started: number }>('diagnostics.log');
@@ -25,7 +26,7 @@ export function diagnostics(): CapturePlugin {
         leavesContextState: false,
         when: (params) => params.diagnostics || params.har,
         run: (ctx) => {
-          const log = logPage(ctx.page, ctx.params.har);
+          const log = logPage(ctx.page, ctx.params.har, (request) => egressFailure(ctx.state, request));
           ctx.state.set(LOG, { log, started: Date.now() });
           ctx.defer(() => log.detach());
         },

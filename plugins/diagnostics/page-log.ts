@@ -30,8 +30,9 @@ export interface PageLog {
  * Listens to the page from before its navigation: console messages and uncaught errors, and every
  * request with its outcome (finished, failed, or blocked on purpose by `block_ads` or the egress
  * guard), and the main document's redirects. The lists keep at most DIAGNOSTICS_LIMIT entries each; the counts count everything.
+ * `egressFailureOf` names a failed request the egress guard did not carry (see egressFailure).
  */
-export function logPage(page: Page, keepRequests: boolean): PageLog {
+export function logPage(page: Page, keepRequests: boolean, egressFailureOf: (request: Request) => string | undefined): PageLog {
   const log: PageLog = { requests: [], console: [], failed: [], blocked: [], redirects: [], counts: { finished: 0, failed: 0, blocked: 0 }, detach: () => undefined };
   const byRequest = new Map<Request, LoggedRequest>();
   const add = <T>(list: T[], item: T): void => void (list.length < DIAGNOSTICS_LIMIT && list.push(item));
@@ -63,12 +64,13 @@ export function logPage(page: Page, keepRequests: boolean): PageLog {
     const error = request.failure()?.errorText ?? 'failed';
     const entry = byRequest.get(request);
     if (entry) entry.ended = { response: null, error };
-    if (BLOCKED_BY_CLIENT.test(error)) {
+    const refusal = egressFailureOf(request);
+    if (BLOCKED_BY_CLIENT.test(error) || refusal === 'URL_NOT_ALLOWED') {
       log.counts.blocked++;
-      add(log.blocked, { url: request.url(), reason: 'BLOCKED_BY_CLIENT' });
+      add(log.blocked, { url: request.url(), reason: refusal ?? 'BLOCKED_BY_CLIENT' });
     } else if (!(ABORTED.test(error) && isMainDocument(page, request))) {
       log.counts.failed++;
-      add(log.failed, { url: request.url(), error });
+      add(log.failed, { url: request.url(), error: refusal ?? error });
     }
   };
   const onFinishedEvent = (request: Request): void => void onFinished(request);

@@ -1,3 +1,5 @@
+import type { EgressFailure } from './ports.js';
+
 /**
  * A typed key of a capture's shared state: `const BLOCKING = stateKey<PageBlocking>('block-ads')`.
  * Keys compare by identity, so two plugins that pick the same name never read each other's value.
@@ -27,3 +29,9 @@ export class CaptureState {
 
 /** What the pool's lease carried for this capture's context (its egress session), for the navigation stage. */
 export const CONTEXT_ATTACHMENT = stateKey<unknown>('core:context-attachment');
+
+/**
+ * Why the egress guard did not carry the connection `url` needed, if it did not: set by the core for
+ * the plugins that report failed loads, since a refused SOCKS connection reaches the page as a bare net error.
+ */
+export const EGRESS_FAILURE = stateKey<(url: string) => EgressFailure | undefined>('core:egress-failure');

@@ -3,6 +3,7 @@ import type { CaptureEngine } from '../../src/index.js';
 import { createTestEngine } from '../helpers/engine.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { decode, near } from '../helpers/pixels.js';
+import { closedPort } from '../helpers/ports.js';
 
 /**
  * The egress guard as the engine applies it: a resolver that makes `public.test` look public while
@@ -11,12 +12,15 @@ import { decode, near } from '../helpers/pixels.js';
 let fixtures: FixtureServer;
 let canary: FixtureServer;
 let engine: CaptureEngine;
+/** Allowed, with nothing listening. */
+let gonePort: number;
 const fixturePort = (): number => Number(new URL(fixtures.origin).port);
 const canaryPort = (): number => Number(new URL(canary.origin).port);
 const canaryHits = (): number => ['/', '/solid', '/secret', '/pixel'].reduce((sum, path) => sum + canary.hits(path), 0);
 
 beforeAll(async () => {
   canary = await startFixtureServer();
+  gonePort = await closedPort();
   fixtures = await startFixtureServer({
     '/embeds': (_req, res) =>
       res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<body style="margin:0;background:#00ff00;height:100vh">
@@ -26,7 +30,7 @@ beforeAll(async () => {
   engine = await createTestEngine({
     allowPrivateNetworks: false,
     resolver: async (host) => (host === 'public.test' || host === 'canary.test' ? ['127.0.0.1'] : []),
-    allowAddress: (address, port) => address === '127.0.0.1' && port === fixturePort(),
+    allowAddress: (address, port) => address === '127.0.0.1' && (port === fixturePort() || port === gonePort),
   });
 });
 afterAll(async () => {
@@ -65,6 +69,14 @@ describe('egress guard in the engine', () => {
   it.each(['file:///etc/passwd', 'chrome://version', 'data:text/html,<p>x</p>', 'ftp://public.test/x'])('refuses a redirect to %s with URL_NOT_ALLOWED, not a 500', async (target) => {
     const url = publicUrl(`/redirect?to=${encodeURIComponent(target)}`);
     await expect(engine.capture({ url })).rejects.toMatchObject({ code: 'URL_NOT_ALLOWED', status: 403 });
+  });
+
+  it('fails an allowed target that nothing answers as CAPTURE_FAILED (unreachable), naming it', async () => {
+    await expect(engine.capture({ url: `http://public.test:${gonePort}/` })).rejects.toMatchObject({
+      code: 'CAPTURE_FAILED',
+      details: { reason: 'unreachable' },
+      message: expect.stringContaining(`nothing answered at public.test:${gonePort}`),
+    });
   });
 
   it('lets refused subresources (iframe, img, fetch) fail quietly while the page is captured', async () => {

@@ -30,9 +30,14 @@ afterAll(async () => {
 let context: BrowserContext | undefined;
 let session: EgressSession | undefined;
 
-async function openPage(from: EgressProxy = proxy): Promise<{ page: Page; session: EgressSession }> {
+/**
+ * A context through a new session: as an HTTP proxy (what a context with a proxy of its own is
+ * given, and what these tests were written for), or as SOCKS5 (every other context).
+ */
+async function openPage(from: EgressProxy = proxy, as: 'http' | 'socks5' = 'http'): Promise<{ page: Page; session: EgressSession }> {
   session = await from.openSession();
-  context = await browser.newContext({ proxy: { server: session.server, bypass: '<-loopback>' } });
+  const server = as === 'http' ? session.server.replace(/^socks5:/, 'http:') : session.server;
+  context = await browser.newContext({ proxy: { server, bypass: '<-loopback>' } });
   return { page: await context.newPage(), session };
 }
 
@@ -158,8 +163,8 @@ describe('egress proxy with Chromium', () => {
     expect(refused).toContain(`canary.test:${canary.port}`); // the WebSocket tunnel
   });
 
-  it('keeps WebRTC off UDP: STUN/TURN to private addresses send nothing, TURN over TCP meets the proxy', async () => {
-    const { page, session } = await openPage();
+  it.each(['http', 'socks5'] as const)('keeps WebRTC off UDP: STUN/TURN to private addresses send nothing, TURN over TCP meets the proxy (%s)', async (as) => {
+    const { page, session } = await openPage(proxy, as);
     await page.goto(`http://public.test:${fixture.port}/`);
     const udp = udpCanary.address().port;
     const candidates = await page.evaluate(
@@ -222,5 +227,59 @@ describe('egress proxy with Chromium', () => {
     );
     expect(ws).toBe('error');
     expect(rebindCanary.connections).toBe(0);
+  });
+
+  describe('as a SOCKS5 proxy', () => {
+    const socket = (page: Page, url: string): Promise<string> =>
+      page.evaluate(
+        (url) =>
+          new Promise<string>((resolve) => {
+            const ws = new WebSocket(url);
+            ws.onmessage = (e) => resolve(`message:${String(e.data)}`);
+            ws.onerror = () => resolve('error');
+          }),
+        url,
+      );
+
+    it('carries plain-http pages, subresources and web sockets as checked tunnels', async () => {
+      const { page, session } = await openPage(proxy, 'socks5');
+      expect(session.server).toMatch(/^socks5:/);
+      const response = await page.goto(`http://public.test:${fixture.port}/`);
+      expect(response?.status()).toBe(200);
+      expect(await page.textContent('p')).toBe('fixture ok');
+      expect(await page.evaluate(async () => (await fetch('/data')).json() as Promise<unknown>)).toEqual({ ok: true });
+      expect(await socket(page, `ws://public.test:${fixture.port}/ws`)).toBe('message:hello');
+      expect(await socket(page, `ws://canary.test:${canary.port}/ws`)).toBe('error');
+      // Chromium sends the name, not an address it resolved: the guard's resolver is the one asked.
+      expect(resolverCalls).toEqual(expect.arrayContaining(['public.test', 'canary.test']));
+      expect(session.refusedUrls()).toEqual([`canary.test:${canary.port}`]);
+      expect(canaryHits()).toBe(0);
+    });
+
+    it('refuses private targets by name, as literals, loopback included, and redirected; failureFor() says why', async () => {
+      const { page, session } = await openPage(proxy, 'socks5');
+      const failed: string[] = [];
+      page.on('requestfailed', (r) => failed.push(`${r.url()} ${r.failure()?.errorText}`));
+      for (const target of [
+        `http://canary.test:${canary.port}/`,
+        `http://127.0.0.1:${canary.port}/`,
+        `http://[::1]:${canary.port}/`,
+        `http://localhost:${canary.port}/`,
+        `http://mixed.test:${fixture.port}/`,
+      ]) {
+        const error = await page.goto(target).catch((e: Error) => e);
+        expect((error as Error).message, target).toContain('ERR_SOCKS_CONNECTION_FAILED');
+        expect(session.failureFor(target), target).toBe('refused');
+      }
+      await page.goto(`http://public.test:${fixture.port}/redirect`).catch(() => undefined);
+      expect(failed.at(-1)).toBe(`http://canary.test:${canary.port}/redirected net::ERR_SOCKS_CONNECTION_FAILED`);
+      expect(session.failureFor(`http://canary.test:${canary.port}/redirected`)).toBe('refused');
+      await page.goto('http://nx.test/').catch(() => undefined);
+      expect(session.failureFor('http://nx.test/')).toBe('dns');
+      // A refusal does not make Chromium give up on the proxy: the next allowed page loads.
+      const next = await page.context().newPage();
+      expect((await next.goto(`http://public.test:${fixture.port}/`))?.status()).toBe(200);
+      expect(canaryHits()).toBe(0);
+    });
   });
 });

@@ -204,6 +204,96 @@ describe('egress proxy without a browser', () => {
     }
   });
 
+  describe('SOCKS5 on the same port', () => {
+    const greeting = [5, 1, 0];
+    const port16 = (port: number): number[] => [port >> 8, port & 0xff];
+    const byName = (name: string, port: number): number[] => [5, 1, 0, 3, name.length, ...Buffer.from(name), ...port16(port)];
+
+    /** Sends `bytes` (after a pause when a second part is given) and returns everything read before the proxy closed. */
+    function socks(server: string, ...parts: number[][]): Promise<Buffer> {
+      return new Promise((resolve, reject) => {
+        const socket = connect(Number(new URL(server).port), '127.0.0.1', () => {
+          socket.write(Buffer.from(parts[0]!));
+          if (parts[1]) setTimeout(() => socket.write(Buffer.from(parts[1]!)), 20);
+        });
+        const chunks: Buffer[] = [];
+        socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+        socket.on('close', () => resolve(Buffer.concat(chunks)));
+        socket.on('error', reject);
+      });
+    }
+    /** The reply code after the method choice [5, 0]. */
+    const replyCode = (answer: Buffer): number | undefined => (answer.subarray(0, 2).equals(Buffer.from([5, 0])) ? answer[3] : undefined);
+
+    it('refuses private targets by name and as IPv4 or IPv6 literals, and records why', async () => {
+      const s = await proxy.openSession();
+      try {
+        expect(s.server).toMatch(/^socks5:\/\/127\.0\.0\.1:\d+$/);
+        const ipv6Loopback = [...Array<number>(15).fill(0), 1];
+        expect(replyCode(await socks(s.server, greeting, byName('canary.test', canary.port)))).toBe(0x02);
+        expect(replyCode(await socks(s.server, greeting, [5, 1, 0, 1, 127, 0, 0, 1, ...port16(canary.port)]))).toBe(0x02);
+        expect(replyCode(await socks(s.server, greeting, [5, 1, 0, 4, ...ipv6Loopback, ...port16(canary.port)]))).toBe(0x02);
+        expect(replyCode(await socks(s.server, greeting, byName('::1', canary.port)))).toBe(0x02); // Chromium's way of sending a literal
+        expect(replyCode(await socks(s.server, greeting, byName('nx.test', 80)))).toBe(0x04);
+        for (const url of [`http://canary.test:${canary.port}/`, `http://127.0.0.1:${canary.port}/`, `http://[::1]:${canary.port}/`]) expect(s.failureFor(url), url).toBe('refused');
+        expect(s.failureFor('http://nx.test/')).toBe('dns');
+        expect(s.refusedUrls()).toEqual([`canary.test:${canary.port}`, `127.0.0.1:${canary.port}`, `[::1]:${canary.port}`, `[::1]:${canary.port}`]);
+        expect(canaryHits()).toBe(0);
+      } finally {
+        await s.close();
+      }
+    });
+
+    it('carries an allowed name, greeting and request in one write, and answers a closed port as refused', async () => {
+      const gone = await listen('127.0.0.1', 0, () => {});
+      await closeListener(gone);
+      const local = createEgressProxy({ ...policy, isAllowed: (a, p) => a === '127.0.0.1' && (p === fixture.port || p === gone.port) });
+      const s = await local.openSession();
+      try {
+        const answer = await socks(s.server, [...greeting, ...byName('public.test', fixture.port), ...Buffer.from(`GET /data HTTP/1.1\r\nHost: public.test\r\nConnection: close\r\n\r\n`)]);
+        // Bytes after the request, before the reply: not SOCKS, refused as a general failure.
+        expect(replyCode(answer)).toBe(0x01);
+        const tunnel = connect(Number(new URL(s.server).port), '127.0.0.1', () => tunnel.write(Buffer.from([...greeting, ...byName('public.test', fixture.port)])));
+        let received = Buffer.alloc(0);
+        tunnel.on('data', (chunk: Buffer) => {
+          received = Buffer.concat([received, chunk]);
+          if (received.length === 12) tunnel.write(`GET /data HTTP/1.1\r\nHost: public.test\r\nConnection: close\r\n\r\n`);
+        });
+        await new Promise((resolve) => tunnel.on('close', resolve));
+        // Succeeded, bound to the local end of the upstream connection (IPv4, a real port).
+        expect([...received.subarray(0, 8)]).toEqual([5, 0, 5, 0, 0, 1, 127, 0]);
+        expect(received.readUInt16BE(10)).toBeGreaterThan(0);
+        expect(received.subarray(12).toString()).toMatch(/^HTTP\/1\.1 200 OK[^]*\{"ok":true\}/);
+        expect(replyCode(await socks(s.server, greeting, byName('public.test', gone.port)))).toBe(0x05);
+        expect(s.failureFor(`http://public.test:${gone.port}/`)).toBe('unreachable');
+      } finally {
+        await local.close();
+      }
+    });
+
+    it('answers what it does not speak, and closes a handshake that stalls', async () => {
+      const local = createEgressProxy(policy, { connectTimeoutMs: 100 });
+      const s = await local.openSession();
+      try {
+        expect((await socks(s.server, [5, 1, 2])).equals(Buffer.from([5, 0xff]))).toBe(true); // no acceptable method
+        expect(await socks(s.server, [5, 0])).toHaveLength(0); // a greeting offering nothing
+        expect(replyCode(await socks(s.server, greeting, [5, 2, 0, 1, 127, 0, 0, 1, 0, 80]))).toBe(0x07); // BIND
+        expect(replyCode(await socks(s.server, greeting, [5, 3, 0, 1, 127, 0, 0, 1, 0, 80]))).toBe(0x07); // UDP ASSOCIATE
+        expect(replyCode(await socks(s.server, greeting, [5, 1, 0, 9, 127, 0, 0, 1, 0, 80]))).toBe(0x08);
+        expect(replyCode(await socks(s.server, greeting, [4, 1, 0, 1, 127, 0, 0, 1, 0, 80]))).toBe(0x01); // a request of another version
+        expect(replyCode(await socks(s.server, greeting, byName('a/b', 80)))).toBe(0x01);
+        // Stalled: a partial greeting, a partial request, nothing at all. Each is closed by the proxy.
+        const silent = connect(Number(new URL(s.server).port), '127.0.0.1');
+        const [partialGreeting, partialRequest] = await Promise.all([socks(s.server, [5]), socks(s.server, greeting, [5, 1, 0, 3, 20, 97]), new Promise((resolve) => silent.on('close', resolve))]);
+        expect(partialGreeting).toHaveLength(0);
+        expect(partialRequest.equals(Buffer.from([5, 0]))).toBe(true);
+        expect(canaryHits()).toBe(0);
+      } finally {
+        await local.close();
+      }
+    });
+  });
+
   it('checks a caller\'s proxy like a target, and takes the operator\'s by name', async () => {
     const named = namedProxies({ office: 'socks5h://u:p@127.0.0.1' });
     await expect(resolveOutboundProxy('office', named, policy)).resolves.toMatchObject({ trusted: true, url: new URL('socks5://u:p@127.0.0.1:1080') });

@@ -3,7 +3,7 @@ import { EGRESS_REPLY_HEADER, type EgressGuard } from '../ports.js';
 import { captureErrors } from '../errors/factories.js';
 import { trackInflight } from './network-idle.js';
 import { abortable, sleep } from '../deadline.js';
-import { CONTEXT_ATTACHMENT } from '../capture-state.js';
+import { CONTEXT_ATTACHMENT, EGRESS_FAILURE } from '../capture-state.js';
 import { toCaptureError } from '../errors/to-capture-error.js';
 import type { CaptureError } from '../errors/catalogue.js';
 import type { Request, Response, Route } from 'playwright-core';
@@ -19,6 +19,7 @@ export function corePlugin(egress: EgressGuard): CapturePlugin {
   return {
     name: 'core',
     stages: [
+      { name: 'egress-failures', phase: 'prepare', leavesContextState: false, run: ({ state }) => state.set(EGRESS_FAILURE, (url) => egress.failureFor(state.get(CONTEXT_ATTACHMENT), url)) },
       {
         name: 'viewport',
         phase: 'prepare',
@@ -77,7 +78,7 @@ async function navigate(ctx: CaptureContext, egress: EgressGuard): Promise<void>
     const waitUntil = params.wait_until === 'load' ? 'load' : 'domcontentloaded';
     const started = performance.now();
     const response = await abortable(page.goto(ctx.target, { waitUntil, timeout: 0, ...(params.referrer ? { referer: params.referrer } : {}) }), ctx.signal).catch((error: unknown) => {
-      throw refusal() ?? toCaptureError(error, { url: hops.at(-1) });
+      throw refusal() ?? unreached(egress, session, hops.at(-1)) ?? toCaptureError(error, { url: hops.at(-1) });
     });
     const refused = refusal();
     if (refused) throw refused;
@@ -93,6 +94,11 @@ async function navigate(ctx: CaptureContext, egress: EgressGuard): Promise<void>
     page.off('response', onResponse);
     tracker?.detach();
   }
+}
+
+/** A page whose connection the egress guard could not make (through SOCKS, a bare net error): said as its HTTP answer says it. */
+function unreached(egress: EgressGuard, session: unknown, url: string | undefined): CaptureError | undefined {
+  return url !== undefined && egress.failureFor(session, url) === 'unreachable' ? egressReplyError('UPSTREAM_UNREACHABLE', new URL(url)) : undefined;
 }
 
 /** What the egress proxy answered instead of the page: its refusals are caught before, by the session's record. */

@@ -17,34 +17,42 @@ function dialDirect(session: ProxyConnectionContext, hostname: string, port: num
   });
 }
 
+/** How one tunnelling protocol (HTTP CONNECT, SOCKS5) answers the client at each outcome. */
+export interface TunnelAnswers {
+  /** The check refused the host or could not resolve it; the answer closes the client. */
+  refuse(reason: 'refused' | 'dns'): void;
+  /** No connection could be made (`error` says why); the answer closes the client. */
+  unreachable(error: unknown): void;
+  /** The connection stands: the client is told before any byte is piped. */
+  established(upstream: Socket): void;
+}
+
 /**
- * https, ws and wss: an opaque tunnel, checked once when it opens, dialled only to checked
- * addresses, or through the capture's own proxy.
+ * A checked tunnel to `hostname:port`, whichever protocol asked for it: checked once when it opens,
+ * dialled only to checked addresses, or through the capture's own proxy; then an opaque pipe.
  */
-export function openTunnel(session: ProxyConnectionContext, requestTarget: string, client: Socket, head: Buffer): void {
+export function carryTunnel(session: ProxyConnectionContext, { hostname, port }: { hostname: string; port: string }, client: Socket, head: Buffer, answers: TunnelAnswers): void {
   client.on('error', () => client.destroy());
-  const target = parseAuthority(requestTarget);
-  if (target === undefined) return answerTunnel(client, REPLIES.badRequest);
-  const key = authority(target.hostname, target.port);
-  const port = Number(target.port);
+  const key = authority(hostname, port);
+  const portNumber = Number(port);
   void session
-    .check(target.hostname, port)
+    .check(hostname, portNumber)
     .then(async (verdict) => {
       if (client.destroyed) return;
       if (!verdict.ok) {
         session.record(key, verdict.reason, key);
-        return answerTunnel(client, REPLIES[verdict.reason]);
+        return answers.refuse(verdict.reason);
       }
       session.succeeded(key);
       let upstream: Socket;
       try {
-        upstream = await (session.upstream ? tunnelThrough(session, session.upstream, verdict.addresses[0] as string, port) : dialDirect(session, target.hostname, port, verdict.addresses));
-      } catch {
+        upstream = await (session.upstream ? tunnelThrough(session, session.upstream, verdict.addresses[0] as string, portNumber) : dialDirect(session, hostname, portNumber, verdict.addresses));
+      } catch (error) {
         session.record(key, session.upstream ? 'proxy' : 'unreachable');
-        return answerTunnel(client, REPLIES.unreachable);
+        return answers.unreachable(error);
       }
       if (client.destroyed) return void upstream.destroy();
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      answers.established(upstream);
       if (head.length > 0) upstream.write(head);
       upstream.pipe(client);
       client.pipe(upstream);
@@ -53,4 +61,18 @@ export function openTunnel(session: ProxyConnectionContext, requestTarget: strin
       client.on('close', () => upstream.destroy());
     })
     .catch(() => client.destroy());
+}
+
+/** https, ws and wss from an HTTP proxy client: CONNECT host:port. */
+export function openTunnel(session: ProxyConnectionContext, requestTarget: string, client: Socket, head: Buffer): void {
+  const target = parseAuthority(requestTarget);
+  if (target === undefined) {
+    client.on('error', () => client.destroy());
+    return answerTunnel(client, REPLIES.badRequest);
+  }
+  carryTunnel(session, target, client, head, {
+    refuse: (reason) => answerTunnel(client, REPLIES[reason]),
+    unreachable: () => answerTunnel(client, REPLIES.unreachable),
+    established: () => void client.write('HTTP/1.1 200 Connection Established\r\n\r\n'),
+  });
 }
