@@ -23,7 +23,7 @@ beforeAll(async () => {
       html(
         res,
         `<body style="margin:0;height:100vh;background:#00ff00">
-          <img src="/pixel.png"><img src="http://refused.test:${port()}/tracker.png"><img src="http://nowhere.test:${port()}/gone.png">
+          <img src="/pixel.png"><img src="http://refused.test:${port()}/tracker.png"><img src="https://refused.test:${port()}/tunnel.png"><img src="http://nowhere.test:${port()}/gone.png">
           <script>console.log('ready'); console.error('widget broke'); console.log('cookie ' + document.cookie);
           fetch('/api/data').then(() => { throw new Error('late failure'); });</script></body>`,
       ),
@@ -69,7 +69,14 @@ describe('diagnostics and the HAR', () => {
       ]),
     );
     expect(diagnostics?.requests.failed).toEqual([{ url: `http://nowhere.test:${port()}/gone.png`, error: 'DNS_FAILED' }]);
-    expect(diagnostics?.requests.blocked).toEqual([{ url: `http://refused.test:${port()}/tracker.png`, reason: 'URL_NOT_ALLOWED' }]);
+    // Refused as plain http and as a tunnel (https): both the guard's refusal, not a network failure.
+    expect(diagnostics?.requests.blocked).toEqual(
+      expect.arrayContaining([
+        { url: `http://refused.test:${port()}/tracker.png`, reason: 'URL_NOT_ALLOWED' },
+        { url: `https://refused.test:${port()}/tunnel.png`, reason: 'URL_NOT_ALLOWED' },
+      ]),
+    );
+    expect(diagnostics?.requests.blocked).toHaveLength(2);
     expect(diagnostics?.requests.counts.finished).toBeGreaterThanOrEqual(4);
     expect(diagnostics?.waits.map((wait) => [wait.name, wait.outcome])).toEqual([
       ['wait_until', 'met'],
