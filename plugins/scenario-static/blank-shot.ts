@@ -6,6 +6,8 @@ import { loadSharp } from '../shared/load-sharp.js';
 const BLANK_MAX_BYTES = 64 * 1024;
 /** Nor are images with more pixels than this (a 1920x4000 page): decoded, they would take 32 MB. */
 const BLANK_MAX_PIXELS = 8_000_000;
+/** Elements that show something besides text: a page with none of them and no text has nothing to paint. */
+export const CONTENT_SELECTOR = 'img, svg, canvas, video, iframe, picture';
 /** Two frames' time, waited here for a page that runs no animation frame (`javascript=false`). */
 const TWO_FRAMES_MS = 35;
 
@@ -35,10 +37,10 @@ export async function isBlankImage(data: Buffer): Promise<boolean> {
 export async function shootUnlessBlank({ page, params, signal }: CaptureContext, shoot: () => Promise<Buffer>): Promise<Buffer> {
   const first = await shoot();
   if (!(await isBlankImage(first))) return first;
-  const hasContent = await page.evaluate(() => {
+  const hasContent = await page.evaluate((selector) => {
     const body = document.body;
-    return body !== null && (body.innerText.trim().length > 0 || document.querySelector('img, svg, canvas, video, iframe, picture') !== null);
-  });
+    return body !== null && (body.innerText.trim().length > 0 || document.querySelector(selector) !== null);
+  }, CONTENT_SELECTOR);
   if (!hasContent) return first;
   if (params.javascript) await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
   else await sleep(TWO_FRAMES_MS, signal);

@@ -188,7 +188,7 @@ function navigationCommits(ctx: CaptureContext): Promise<boolean> {
   );
 }
 
-/** `painted`: the document had presented content before the shot (see `settleRendering`). */
+/** `painted`: the document had presented content before the shot, or had none to show (see `settleRendering`). */
 async function screenshot(ctx: CaptureContext, maxHeight: (width: number) => number, painted: boolean): Promise<ImageArtifact> {
   if (ctx.params.omit_background) await ctx.cdp.send('Emulation.setDefaultBackgroundColorOverride', { color: { r: 0, g: 0, b: 0, a: 0 } });
   if (ctx.params.full_page) return fullPage(ctx, maxHeight);

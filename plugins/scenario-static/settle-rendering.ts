@@ -1,5 +1,15 @@
 import type { CDPSession } from 'playwright-core';
 import { evaluateInPage } from '../shared/evaluate-in-page.js';
+import { CONTENT_SELECTOR } from './blank-shot.js';
+
+/**
+ * How long a page with something to show, not presented after the frame waited for, is given to
+ * present its first contentful paint. Under load (4 captures at once on 2 cores) one capture in ten
+ * had none after that frame, and its shot was decoded to check that it was not blank: 5 CPU-ms and
+ * sharp's library and threads loaded into the service (benchmarks/results/binaries.md). A page
+ * with nothing to show has no such paint and is not waited for.
+ */
+const PAINT_WAIT_MS = 100;
 
 /**
  * Lets the page finish drawing before the shot: web fonts loaded (`document.fonts.ready`) and one
@@ -10,8 +20,9 @@ import { evaluateInPage } from '../shared/evaluate-in-page.js';
  * (benchmarks/results/cpu.md: the two frames that used to start this wait were a tenth of a capture).
  * A PDF waits for the fonts only: printing lays the page out again for paper, and a frame drawn
  * for the screen first was a sixth of the CPU of printing a 3-page invoice (benchmarks/results/documents.md).
- * True when, by then, the document has presented content (Paint Timing's `first-contentful-paint`):
- * a shot taken after that is not the frame from before the first paint that the blank check is for.
+ * True when, by then, the document has presented content (Paint Timing's `first-contentful-paint`),
+ * or has none to show: a shot taken then is not the frame from before the first paint that the
+ * blank check is for.
  * With `hideCaret` (`caret=hide`), first the caret of the focused field is made transparent, as
  * Playwright's screenshots do: it blinks, and two shots of a page would differ by it. The field is
  * found through open shadow roots and same-origin frames; its inline `caret-color: transparent
@@ -20,20 +31,40 @@ import { evaluateInPage } from '../shared/evaluate-in-page.js';
 export async function settleRendering(cdp: CDPSession, budgetMs: number, { frame, hideCaret }: { frame: boolean; hideCaret: boolean }): Promise<boolean> {
   return evaluateInPage(
     cdp,
-    async ([budget, waitForFrame, withoutCaret]) => {
+    async ([budget, waitForFrame, withoutCaret, paintWaitMs, contentSelector]) => {
       if (withoutCaret) {
         let focused = document.activeElement;
         for (let inner = focused; inner; inner = inner.shadowRoot?.activeElement ?? (inner instanceof HTMLIFrameElement ? (inner.contentDocument?.activeElement ?? null) : null)) focused = inner;
         if (focused instanceof HTMLElement || focused instanceof SVGElement) focused.style.setProperty('caret-color', 'transparent', 'important');
       }
+      const painted = (): boolean => performance.getEntriesByName('first-contentful-paint').length > 0;
+      // Found without building the page's text, which a hostile page makes megabytes long.
+      const hasContent = (): boolean => {
+        const body = document.body;
+        if (body === null) return false;
+        const shown = (node: Node): boolean => /\S/.test((node as Text).data) && !['SCRIPT', 'STYLE', 'NOSCRIPT'].includes(node.parentNode?.nodeName ?? '');
+        const text = document.createTreeWalker(body, NodeFilter.SHOW_TEXT, { acceptNode: (node) => (shown(node) ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP) });
+        return text.nextNode() !== null || document.querySelector(contentSelector) !== null;
+      };
       const settled = (async () => {
         void document.documentElement?.offsetHeight;
         await document.fonts.ready;
-        if (waitForFrame) await new Promise((resolve) => requestAnimationFrame(resolve));
+        if (!waitForFrame) return;
+        await new Promise((resolve) => requestAnimationFrame(resolve));
+        if (painted() || !hasContent()) return;
+        await new Promise<void>((resolve) => {
+          const done = (): void => {
+            observer.disconnect();
+            resolve();
+          };
+          const observer = new PerformanceObserver(() => void (painted() && done()));
+          observer.observe({ type: 'paint' });
+          setTimeout(done, paintWaitMs);
+        });
       })();
       await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, budget))]);
-      return performance.getEntriesByName('first-contentful-paint').length > 0;
+      return painted() || !hasContent();
     },
-    [budgetMs, frame, hideCaret] as const,
+    [budgetMs, frame, hideCaret, PAINT_WAIT_MS, CONTENT_SELECTOR] as const,
   );
 }

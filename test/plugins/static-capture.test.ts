@@ -5,6 +5,9 @@ import { createTestEngine } from '../helpers/engine.js';
 import { startFixtureServer, BAND_COLOURS, LAZY_IMAGES, type FixtureServer } from '../helpers/fixture-server.js';
 import { decode, near, MAGIC } from '../helpers/pixels.js';
 import { closedPort } from '../helpers/ports.js';
+import { chromium } from 'playwright-core';
+import { findChromium } from '../../src/browser/chromium-path.js';
+import { settleRendering } from '../../plugins/scenario-static/settle-rendering.js';
 
 let engine: CaptureEngine;
 let fixtures: FixtureServer;
@@ -198,6 +201,26 @@ describe('static captures', () => {
     expect(shot.url).toMatch(/^\/api\/files\/\d{4}-\d{2}-\d{2}\/[\w-]{22}\.png$/);
     const stored = await engine.storage?.get((shot.url as string).replace('/api/files/', ''));
     expect(stored?.size).toBe(shot.size);
+  });
+});
+
+describe('the wait before a viewport shot', () => {
+  // Issue 49: a shot that needs no blank check is not decoded (sharp's library and threads stay out of the service).
+  it('says a page needs no blank check once its content is presented or when it has nothing to show, and does for text that never paints', async () => {
+    const browser = await chromium.launch({ executablePath: findChromium(), args: ['--no-sandbox'] });
+    try {
+      const page = await browser.newPage();
+      const cdp = await page.context().newCDPSession(page);
+      const settled = async (body: string): Promise<boolean> => {
+        await page.goto(`data:text/html,${encodeURIComponent(`<!doctype html><body>${body}</body>`)}`);
+        return settleRendering(cdp, 5_000, { frame: true, hideCaret: false });
+      };
+      expect(await settled('<p>Hello</p>')).toBe(true);
+      expect(await settled('<style>body { background: #00ff00 }</style><script>void 0</script>')).toBe(true);
+      expect(await settled('<p style="visibility: hidden">Hello</p>')).toBe(false);
+    } finally {
+      await browser.close();
+    }
   });
 });
 
