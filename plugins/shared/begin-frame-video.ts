@@ -4,6 +4,7 @@ import { abortable } from '../../src/core/deadline.js';
 import type { CaptureContext, FrameStream } from '../../src/core/plugin-api.js';
 import type { BeginFrameLoading } from '../../src/core/ports.js';
 import { VirtualClock } from './virtual-clock.js';
+import { seekPageVideos } from './page-videos.js';
 
 /**
  * A video of the page in the video browser for `duration` seconds, drawn frame by frame once the
@@ -16,7 +17,9 @@ export async function frameByFrameVideo(ctx: CaptureContext, loading: BeginFrame
   const frameCount = Math.round(duration * fps);
   // The page's fetches may hold its clock for a quarter of the capture's time left, in all.
   const fetchWaitMs = ctx.remaining() / 4;
-  return { kind: 'frames', fps, width, height, frameCount, encoding: 'jpeg', frames: beginFrameFrames(ctx.cdp, { ...options, frameCount, signal: ctx.signal, fetchWaitMs }) };
+  // A <video> left to play as it does is named once, as the other outputs that fall short are.
+  const onVideoLeft = (): void => void (ctx.incomplete.includes('video_clock') || ctx.incomplete.push('video_clock'));
+  return { kind: 'frames', fps, width, height, frameCount, encoding: 'jpeg', frames: beginFrameFrames(ctx.cdp, { ...options, frameCount, signal: ctx.signal, fetchWaitMs, onVideoLeft }) };
 }
 
 export interface BeginFrameVideoOptions {
@@ -39,6 +42,8 @@ export interface BeginFrameVideoOptions {
    * @default 0
    */
   fetchWaitMs?: number;
+  /** Called when a `<video>` of the page could not be seeked to a frame's moment in time (`seekPageVideos`). */
+  onVideoLeft?: () => void;
 }
 
 /**
@@ -46,12 +51,13 @@ export interface BeginFrameVideoOptions {
  * asked for it, for its own moment: frame `i` shows the page at the time of the first plus `i / fps`,
  * however long drawing takes. The page's clocks run on the video's: Chromium's virtual time, paused
  * between frames and advanced one frame period before each, drives performance.now, Date and timers,
- * and the frame's time (the same ticks) animation frames and CSS and Web Animations. The network
+ * and the frame's time (the same ticks) animation frames and CSS and Web Animations; playing `<video>`
+ * elements are seeked to their moment before each frame (`seekPageVideos`). The network
  * runs on the wall clock; virtual time does not wait for it (`advance`: a page polling for ever must
  * not stall the video). A frame without damage is the page unchanged: the frame before it again.
  * One frame is held at a time.
  */
-export async function* beginFrameFrames(cdp: CDPSession, { fps, frameCount, quality, signal, beforeFrame, fetchWaitMs = 0 }: BeginFrameVideoOptions): AsyncGenerator<Buffer> {
+export async function* beginFrameFrames(cdp: CDPSession, { fps, frameCount, quality, signal, beforeFrame, fetchWaitMs = 0, onVideoLeft }: BeginFrameVideoOptions): AsyncGenerator<Buffer> {
   const { virtualTimeTicksBase: base } = await abortable(cdp.send('Emulation.setVirtualTimePolicy', { policy: 'pause' }), signal);
   // In whole µs, Chromium's unit, so that the budgets add up to i / fps exactly.
   const moment = (index: number): number => Math.round((index * 1e6) / fps) / 1000;
@@ -61,12 +67,28 @@ export async function* beginFrameFrames(cdp: CDPSession, { fps, frameCount, qual
     // A page whose main thread hangs never spends the budget: the capture's deadline ends the wait.
     await abortable(clock.advanceTo(moment(index)), signal);
     if (beforeFrame) await abortable(drawnMeanwhile(cdp, base + moment(index - 1), moment(index) - moment(index - 1), beforeFrame(index - 1)), signal);
-    const frame = cdp.send('HeadlessExperimental.beginFrame', { frameTimeTicks: base + moment(index), interval: 1000 / fps, screenshot: { format: 'jpeg', quality } });
-    const { screenshotData } = await abortable(frame, signal);
-    if (screenshotData) last = Buffer.from(screenshotData, 'base64');
+    if (!(await abortable(seekPageVideos(cdp, clock), signal))) onVideoLeft?.();
+    const drawn = await abortable(drawFrame(cdp, base + moment(index), 1000 / fps, quality, last === undefined), signal);
+    last = drawn ?? last;
     if (!last) throw new CaptureError('CAPTURE_FAILED', 'Chromium drew no first frame of the video');
     yield last;
   }
+}
+
+/** Times a first frame Chromium returned no picture of is drawn again. */
+const FIRST_FRAME_TRIES = 5;
+
+/**
+ * The picture of the frame at `frameTime`, or none when the page is unchanged since the frame
+ * before. A first frame must have one: Chromium now and then returned none for it on a page whose
+ * `<video>` elements were loading (no damage, 3 of 6 videos); drawn again a µs later, it had one.
+ */
+async function drawFrame(cdp: CDPSession, frameTime: number, interval: number, quality: number, first: boolean): Promise<Buffer | undefined> {
+  for (let attempt = 0; attempt < (first ? FIRST_FRAME_TRIES : 1); attempt++) {
+    const { screenshotData } = await cdp.send('HeadlessExperimental.beginFrame', { frameTimeTicks: frameTime + attempt / 1000, interval, screenshot: { format: 'jpeg', quality } });
+    if (screenshotData) return Buffer.from(screenshotData, 'base64');
+  }
+  return undefined;
 }
 
 /** Frames drawn while a step runs between two frames, at most this often (as a screen's). */

@@ -1,4 +1,5 @@
 import type { CDPSession } from 'playwright-core';
+import type { SeekClock } from './page-videos.js';
 
 /**
  * A page's clocks (Chromium's virtual time, paused), advanced by a video drawn frame by frame to each
@@ -7,7 +8,7 @@ import type { CDPSession } from 'playwright-core';
  * same moment of the page's time however slow the network; after it the clock advances regardless,
  * for a page whose request never ends must not stall the video.
  */
-export class VirtualClock {
+export class VirtualClock implements SeekClock {
   /** Where the clock stands, in ms from the moment it was paused. */
   private now = 0;
   /** The page's `performance.now()` when it was paused, read when it is first needed. */
@@ -36,6 +37,15 @@ export class VirtualClock {
       if (outcome === 'late') await this.run('advance', Math.max(0.001, pausedAt + moment - (await this.pageNow())));
     }
     this.now = moment;
+  }
+
+  /**
+   * Lets the page run 1 µs further (`SeekClock`): a frame's few nudges, each a round trip of the
+   * wall clock, stay far short of the next frame's moment.
+   */
+  async nudge(): Promise<void> {
+    await this.run('advance', 0.001);
+    this.now += 0.001;
   }
 
   /** The page's clock, which stands still between budgets. */

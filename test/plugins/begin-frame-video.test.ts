@@ -4,6 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import send from 'send';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium, chromiumArgs } from '../../src/browser/chromium-path.js';
@@ -18,7 +19,7 @@ import { createDeadline } from '../../src/core/deadline.js';
 import { clockDrift, clockReadings, probe, videoPath } from './video-fixtures.js';
 import { createTestEngine } from '../helpers/engine.js';
 import { ScrollTimeline } from '../../plugins/scenario-scroll/timeline.js';
-import type { CaptureEngine } from '../../src/index.js';
+import type { CaptureEngine, CaptureResult } from '../../src/index.js';
 import { isBuilt, killLeftoverBuiltProcesses, startBuiltService } from '../helpers/built-service.js';
 import { isRunning, processTree } from '../helpers/processes.js';
 
@@ -36,6 +37,11 @@ let dir: string;
 let engine: CaptureEngine;
 /** The processes of `browser`, which this file launched itself with begin-frame control. */
 let rawBrowser: number[];
+
+/** A 2 s test video of 30 frames a second, frame n grey 20 + 3n, with a sound track (made in `beforeAll`). */
+let counterVideo: string;
+/** Where the `<video>` elements of /videos stand, 160 px apart. */
+const VIDEO_LEFTS = [0, 200, 400];
 
 /** A box at `left` px, 60 px down, black until the page turns it white. */
 const box = (id: string, left: number): string => `<div id="${id}" style="position:fixed;top:60px;left:${left}px;width:40px;height:40px;background:#000"></div>`;
@@ -70,12 +76,26 @@ beforeAll(async () => {
           <script>clicked.onclick = () => (clicked.style.background = '#fff'); field.oninput = () => field.value === 'ab' && (typed.style.background = '#fff')</script></body>`,
         ),
       ),
+    // Served in ranges, as Chromium needs to seek in it.
+    '/counter.webm': (req, res) => void send(req, counterVideo).pipe(res),
+    // Whole, not in ranges: Chromium cannot seek in it.
+    '/counter-whole.webm': (_req, res) => res.writeHead(200, { 'Content-Type': 'video/webm' }).end(readFileSync(counterVideo)),
+    // Three videos of the counter: muted autoplaying from 1 s, looped, at twice its speed; one a
+    // journey plays at 300 ms; one it plays at once from 1.5 s, to its end. Below them, one that
+    // cannot be seeked, autoplaying.
+    '/videos': (_req, res) => {
+      const video = (id: string, left: number, start: number, attributes = ''): string =>
+        `<video id="${id}" src="/counter.webm#t=${start}" muted preload="auto" ${attributes} style="position:fixed;top:0;left:${left}px;width:160px;height:120px"></video>`;
+      html(res, `<body style="background:#000">${video('looped', VIDEO_LEFTS[0]!, 1, 'autoplay loop')}${video('later', VIDEO_LEFTS[1]!, 0)}${video('ending', VIDEO_LEFTS[2]!, 1.5)}<video src="/counter-whole.webm" muted autoplay style="position:fixed;top:200px;left:0;width:160px"></video><script>looped.playbackRate = 2</script></body>`);
+    },
     // Data that takes 800 ms of the wall clock to arrive.
     '/slow-data': (_req, res) => void setTimeout(() => res.end('{"ready":true}'), 800),
     '/hang': (_req, res) =>
       html(res, '<body><script>addEventListener("load", () => { let n = 0; const tick = () => { if (++n === 10) for (;;); requestAnimationFrame(tick); }; requestAnimationFrame(tick); })</script></body>'),
   });
   dir = await mkdtemp(path.join(tmpdir(), 'begin-frame-'));
+  counterVideo = path.join(dir, 'counter.webm');
+  await run('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', "color=black:s=160x120:r=30:d=2,format=gray,geq=lum='20+3*N'", '-f', 'lavfi', '-i', 'sine=d=2', '-c:v', 'libvpx-vp9', '-lossless', '1', '-pix_fmt', 'yuv420p', '-c:a', 'libopus', counterVideo]);
   rawBrowser = videoBrowserProcesses();
   engine = await createTestEngine();
 });
@@ -117,6 +137,13 @@ async function boxWhite(file: string, width: number, height: number, left = 0): 
   return Array.from({ length: frames }, (_, i) => stdout[i * width * height + 80 * width + left + 20]! > 128);
 }
 
+/** Which frame of the counter video each `<video>` of /videos shows, frame by frame. */
+async function counterFrames(file: string, width: number, height: number): Promise<number[][]> {
+  const { stdout } = await run('ffmpeg', ['-v', 'error', '-i', file, '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1'], { encoding: 'buffer', maxBuffer: 1 << 30 });
+  const frames = Math.floor(stdout.length / (width * height));
+  return Array.from({ length: frames }, (_, i) => VIDEO_LEFTS.map((left) => Math.round((stdout[i * width * height + 60 * width + left + 80]! - 20) / 3)));
+}
+
 /** The shared engine's video browser: the begin-frame processes below this one but `browser`'s. */
 function engineVideoBrowser(): number[] {
   const raw = new Set(rawBrowser.flatMap((pid) => processTree(pid)));
@@ -124,10 +151,10 @@ function engineVideoBrowser(): number[] {
 }
 
 /** A 640x360 video of `path` by the shared engine, its file read by `check` before it is removed. */
-async function engineVideo(params: Record<string, unknown>, check: (file: string) => Promise<void>): Promise<void> {
+async function engineVideo(params: Record<string, unknown>, check: (file: string, result: CaptureResult) => Promise<void>): Promise<void> {
   const result = await engine.capture({ format: 'mp4', duration: 1, viewport_width: 640, viewport_height: 360, ...params, url: server.url(params.url as string) });
   try {
-    await check(videoPath(result));
+    await check(videoPath(result), result);
   } finally {
     await result.dispose();
   }
@@ -233,6 +260,40 @@ describe('begin-frame video', () => {
       // The page's clock stood still until the data came: it shows from the frame after the fetch (200 ms),
       // not 800 ms of the wall clock later (on the video's clock, several seconds at this speed).
       expect(await boxWhite(file, 640, 360, 0)).toEqual(Array.from({ length: 30 }, (_, i) => i >= 7));
+    });
+  });
+
+  it('plays the page\'s <video> elements on the video\'s clock: autoplaying, looped, at its rate, played, paused and seeked by the page, to its end', async () => {
+    const actions = [
+      ...[{ evaluate: 'void ending.play()' }, { wait: 300 }, { evaluate: 'void later.play()' }, { wait: 300 }, { evaluate: 'later.pause()' }],
+      ...[{ wait: 100 }, { evaluate: 'looped.currentTime = 0; looped.playbackRate = 1' }],
+    ];
+    // Once the videos can play through: they load on the wall clock, before the video starts.
+    const loaded = "[...document.querySelectorAll('video')].every((video) => video.readyState === 4)";
+    await engineVideo({ url: '/videos', scenario: 'record', wait_for_function: loaded, actions }, async (file, result) => {
+      // The one that cannot be seeked is left to play as it does, and the capture says so.
+      expect(result.incomplete).toEqual(['video_clock']);
+      const frames = await counterFrames(file, 640, 360);
+      expect(frames).toHaveLength(30);
+      const [looped, later, ending] = VIDEO_LEFTS.map((_, n) => frames.map((shown) => shown[n]!));
+      // The frames of a video off its moment by more than one of its frames, counted around its 60 when it loops.
+      const off = (shown: number[], expected: (k: number) => number, length = Infinity): { k: number; frame: number }[] =>
+        shown.flatMap((frame, k) => {
+          const error = Math.abs(frame - expected(k)) % length;
+          return Math.min(error, length - error) > 1 ? [{ k, frame }] : [];
+        });
+      // Played at once from 1.5 s (frame 45): frame k of the video shows its frame 45 + k, then its last.
+      expect(off(ending!, (k) => Math.min(59, 45 + k))).toEqual([]);
+      // Played by the journey at 300 ms, paused at 600 ms: its frame k - 9 from frame 9, its frame 8 from frame 18.
+      expect(off(later!, (k) => Math.max(0, Math.min(k, 17) - 9))).toEqual([]);
+      // Autoplaying once loaded, a moment the page's load decides: from its first move on, 2 frames a
+      // frame, round its end to its start; seeked to its start at 700 ms at rate 1, its frame k - 21.
+      const seeked = 21;
+      const moving = looped!.findIndex((frame) => frame !== looped![0]) - 1;
+      expect(moving).toBeGreaterThanOrEqual(0);
+      expect(off(looped!.slice(moving, seeked), (k) => looped![moving]! + 2 * k, 60)).toEqual([]);
+      expect(looped!.slice(moving, seeked).some((frame, k, shown) => frame < shown[k - 1]!)).toBe(true);
+      expect(off(looped!.slice(seeked), (k) => k)).toEqual([]);
     });
   });
 

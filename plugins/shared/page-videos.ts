@@ -1,0 +1,143 @@
+import type { CDPSession } from 'playwright-core';
+import { evaluateExpression, evaluateInPage } from './evaluate-in-page.js';
+
+/** The `<video>` elements of a page, in document order, driven on a video's clock; those after them play as they do. */
+export const DRIVEN_VIDEOS = 16;
+
+/** Wall time a frame waits for its videos' seeks, after which those still seeking are left to play as they do. */
+const SEEK_WAIT_MS = 1000;
+
+/** The page's clock, advanced in steps too short to show between two frames while seeks complete. */
+export interface SeekClock {
+  /** Lets the page run 1 µs further: its media tasks (a seek's end) run only while its clock runs. */
+  nudge(): Promise<void>;
+}
+
+/**
+ * Shows each playing `<video>` of a page drawn frame by frame at its moment on the video's clock
+ * (issue 53). Chromium plays a video without sound on the page's clock, virtual time included, but
+ * one with a sound track on its audio output's, which virtual time does not drive: measured on a
+ * 2 s test video, 37 of its 60 frames played in 60 frames of the video. So before each frame, each
+ * playing element is seeked to where it stands on the video's clock (start + elapsed × rate), as
+ * Remotion renders its `<Video>` (set `currentTime` each frame, wait for the seek), and the page's
+ * clock runs by µs until the seeks end, for their end is a task of the page. The element's own
+ * playback is held at rate 0 meanwhile: playing on between frames, it ran into its end and looped
+ * by itself, and the pictures drawn after that lagged their seeks by a frame. Returns false when a
+ * seek outlasted SEEK_WAIT_MS or ended elsewhere (a resource not served in ranges: Chromium went
+ * back to its start): that element plays as it does for the rest of the video.
+ */
+export async function seekPageVideos(cdp: CDPSession, clock: SeekClock): Promise<boolean> {
+  const { sent, seeking: first } = await evaluateInPage(cdp, seekVideos, DRIVEN_VIDEOS);
+  if (sent === 0) return true;
+  const started = performance.now();
+  for (let seeking = first; seeking > 0 && performance.now() - started < SEEK_WAIT_MS; ) {
+    await clock.nudge();
+    seeking = await evaluateExpression<number>(cdp, `(${videosSeeking.toString()})(${drivenVideos.toString()})`);
+  }
+  return (await evaluateExpression<number>(cdp, `(${leaveAstray.toString()})(${drivenVideos.toString()})`)) === 0;
+}
+
+/** A driven element, as the page keeps it. */
+interface VideoAnchor {
+  /** Its playback rate as the page set it; Chromium's is 0 while it is held. */
+  rate: number;
+  /** Whether it is held: its own playback stopped (rate 0), its position set before each frame. */
+  held: boolean;
+  /** What its position is reckoned from: its media time (s) at `at`, the page's `performance.now()`; none while paused or once the page seeks it. */
+  from?: { media: number; at: number };
+  /** Where the last seek of ours sent it. */
+  sentTo?: number;
+  /** Its seek did not end in time, or ended elsewhere: it is left to play as it does. */
+  left?: boolean;
+}
+
+/** In the page: seeks each playing driven video to its moment; returns how many it sent and how many are seeking. */
+function seekVideos(max: number): { sent: number; seeking: number } {
+  const holder = window as unknown as Record<symbol, WeakMap<HTMLVideoElement, VideoAnchor> | undefined>;
+  const anchors = (holder[Symbol.for('capture-engine.video-anchors')] ??= new WeakMap());
+  const nativeRate = Object.getOwnPropertyDescriptor(HTMLMediaElement.prototype, 'playbackRate')!;
+  const nativeTime = Object.getOwnPropertyDescriptor(HTMLMediaElement.prototype, 'currentTime')!;
+  const now = performance.now();
+  /** Where `anchor`'s element stands at `moment` on the page's clock. */
+  const positionAt = (anchor: VideoAnchor, from: { media: number; at: number }, moment: number): number => from.media + ((moment - from.at) / 1000) * anchor.rate;
+  /**
+   * Adopts `video`: the page sees and sets its rate as ever, while Chromium's stays 0 once held, and
+   * a seek of the page's (or a new source) is where the element goes on from, from the next frame.
+   */
+  const adopt = (video: HTMLVideoElement): VideoAnchor => {
+    const anchor: VideoAnchor = { rate: video.playbackRate, held: false };
+    Object.defineProperty(video, 'playbackRate', {
+      configurable: true,
+      get: () => anchor.rate,
+      set: (rate: number) => {
+        nativeRate.set!.call(video, rate);
+        const moment = performance.now();
+        if (anchor.from) anchor.from = { media: positionAt(anchor, anchor.from, moment), at: moment };
+        anchor.rate = rate;
+        if (anchor.held) nativeRate.set!.call(video, 0);
+      },
+    });
+    Object.defineProperty(video, 'currentTime', {
+      configurable: true,
+      get: () => nativeTime.get!.call(video),
+      set: (time: number) => {
+        anchor.from = anchor.sentTo = undefined;
+        nativeTime.set!.call(video, time);
+      },
+    });
+    video.addEventListener('emptied', () => (anchor.from = anchor.sentTo = undefined));
+    anchors.set(video, anchor);
+    return anchor;
+  };
+  let sent = 0;
+  let seeking = 0;
+  for (const video of Array.from(document.querySelectorAll('video')).slice(0, max)) {
+    const anchor = anchors.get(video) ?? adopt(video);
+    const { duration } = video;
+    if (anchor.left || video.paused || video.readyState < 1 || !Number.isFinite(duration) || video.seekable.length === 0) {
+      anchor.from = undefined;
+      continue;
+    }
+    if (!anchor.held) {
+      // Its own playback, on the audio output's clock when it has sound, would move it between frames.
+      anchor.held = true;
+      nativeRate.set!.call(video, 0);
+    }
+    // Started or seeked by the page since the frame before: reckoned from here, within a frame of its moment.
+    const from = (anchor.from ??= { media: video.currentTime, at: now });
+    const position = positionAt(anchor, from, now);
+    const target = video.loop ? position % duration : Math.min(position, duration);
+    nativeTime.set!.call(video, target);
+    anchor.sentTo = target;
+    sent++;
+    if (video.seeking) seeking++;
+  }
+  return { sent, seeking };
+}
+
+/** In the page: its driven elements, with what it keeps of them. */
+function drivenVideos(): [HTMLVideoElement, VideoAnchor][] {
+  const anchors = (window as unknown as Record<symbol, WeakMap<HTMLVideoElement, VideoAnchor> | undefined>)[Symbol.for('capture-engine.video-anchors')];
+  return Array.from(document.querySelectorAll('video')).flatMap((video) => {
+    const anchor = anchors?.get(video);
+    return anchor && !anchor.left ? [[video, anchor] as [HTMLVideoElement, VideoAnchor]] : [];
+  });
+}
+
+/** In the page: how many driven videos are still seeking. */
+function videosSeeking(driven: typeof drivenVideos): number {
+  return driven().filter(([video]) => video.seeking).length;
+}
+
+/** In the page: leaves the driven videos still seeking, or whose seek ended elsewhere, to play as they do; returns how many. */
+function leaveAstray(driven: typeof drivenVideos): number {
+  let left = 0;
+  for (const [video, anchor] of driven()) {
+    if (anchor.sentTo === undefined || (!video.seeking && Math.abs(video.currentTime - anchor.sentTo) < 1e-3)) continue;
+    anchor.left = true;
+    anchor.held = false;
+    video.playbackRate = anchor.rate;
+    left++;
+  }
+  return left;
+}
