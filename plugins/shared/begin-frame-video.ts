@@ -4,7 +4,7 @@ import { abortable } from '../../src/core/deadline.js';
 import type { CaptureContext, FrameStream } from '../../src/core/plugin-api.js';
 import type { BeginFrameLoading } from '../../src/core/ports.js';
 import { VirtualClock } from './virtual-clock.js';
-import { seekPageVideos } from './page-videos.js';
+import { PageVideos } from './page-videos.js';
 
 /**
  * A video of the page in the video browser for `duration` seconds, drawn frame by frame once the
@@ -15,11 +15,12 @@ export async function frameByFrameVideo(ctx: CaptureContext, loading: BeginFrame
   const { fps } = options;
   await loading.stop(ctx.signal);
   const frameCount = Math.round(duration * fps);
-  // The page's fetches may hold its clock for a quarter of the capture's time left, in all.
+  // The page's fetches may hold its clock for a quarter of the capture's time left, in all; its videos' seeks may take another.
   const fetchWaitMs = ctx.remaining() / 4;
+  const videoSeekMs = ctx.remaining() / 4;
   // A <video> left to play as it does is named once, as the other outputs that fall short are.
   const onVideoLeft = (): void => void (ctx.incomplete.includes('video_clock') || ctx.incomplete.push('video_clock'));
-  return { kind: 'frames', fps, width, height, frameCount, encoding: 'jpeg', frames: beginFrameFrames(ctx.cdp, { ...options, frameCount, signal: ctx.signal, fetchWaitMs, onVideoLeft }) };
+  return { kind: 'frames', fps, width, height, frameCount, encoding: 'jpeg', frames: beginFrameFrames(ctx.cdp, { ...options, frameCount, signal: ctx.signal, fetchWaitMs, videoSeekMs, onVideoLeft }) };
 }
 
 export interface BeginFrameVideoOptions {
@@ -42,7 +43,12 @@ export interface BeginFrameVideoOptions {
    * @default 0
    */
   fetchWaitMs?: number;
-  /** Called when a `<video>` of the page could not be seeked to a frame's moment in time (`seekPageVideos`). */
+  /**
+   * Wall time the seeks of the page's `<video>` elements may take, in all (`PageVideos`).
+   * @default Infinity
+   */
+  videoSeekMs?: number;
+  /** Called when a `<video>` of the page is left to play as it does, unseeked (`PageVideos`). */
   onVideoLeft?: () => void;
 }
 
@@ -52,22 +58,23 @@ export interface BeginFrameVideoOptions {
  * however long drawing takes. The page's clocks run on the video's: Chromium's virtual time, paused
  * between frames and advanced one frame period before each, drives performance.now, Date and timers,
  * and the frame's time (the same ticks) animation frames and CSS and Web Animations; playing `<video>`
- * elements are seeked to their moment before each frame (`seekPageVideos`). The network
+ * elements are seeked to their moment before each frame (`PageVideos`). The network
  * runs on the wall clock; virtual time does not wait for it (`advance`: a page polling for ever must
  * not stall the video). A frame without damage is the page unchanged: the frame before it again.
  * One frame is held at a time.
  */
-export async function* beginFrameFrames(cdp: CDPSession, { fps, frameCount, quality, signal, beforeFrame, fetchWaitMs = 0, onVideoLeft }: BeginFrameVideoOptions): AsyncGenerator<Buffer> {
+export async function* beginFrameFrames(cdp: CDPSession, { fps, frameCount, quality, signal, beforeFrame, fetchWaitMs = 0, videoSeekMs = Infinity, onVideoLeft }: BeginFrameVideoOptions): AsyncGenerator<Buffer> {
   const { virtualTimeTicksBase: base } = await abortable(cdp.send('Emulation.setVirtualTimePolicy', { policy: 'pause' }), signal);
   // In whole µs, Chromium's unit, so that the budgets add up to i / fps exactly.
   const moment = (index: number): number => Math.round((index * 1e6) / fps) / 1000;
   const clock = new VirtualClock(cdp, fetchWaitMs);
+  const videos = new PageVideos(cdp, clock, videoSeekMs);
   let last: Buffer | undefined;
   for (let index = 1; index <= frameCount; index++) {
     // A page whose main thread hangs never spends the budget: the capture's deadline ends the wait.
     await abortable(clock.advanceTo(moment(index)), signal);
     if (beforeFrame) await abortable(drawnMeanwhile(cdp, base + moment(index - 1), moment(index) - moment(index - 1), beforeFrame(index - 1)), signal);
-    if (!(await abortable(seekPageVideos(cdp, clock), signal))) onVideoLeft?.();
+    if (!(await abortable(videos.seek(), signal))) onVideoLeft?.();
     const drawn = await abortable(drawFrame(cdp, base + moment(index), 1000 / fps, quality, last === undefined), signal);
     last = drawn ?? last;
     if (!last) throw new CaptureError('CAPTURE_FAILED', 'Chromium drew no first frame of the video');

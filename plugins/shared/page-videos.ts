@@ -22,19 +22,39 @@ export interface SeekClock {
  * Remotion renders its `<Video>` (set `currentTime` each frame, wait for the seek), and the page's
  * clock runs by µs until the seeks end, for their end is a task of the page. The element's own
  * playback is held at rate 0 meanwhile: playing on between frames, it ran into its end and looped
- * by itself, and the pictures drawn after that lagged their seeks by a frame. Returns false when a
- * seek outlasted SEEK_WAIT_MS or ended elsewhere (a resource not served in ranges: Chromium went
- * back to its start): that element plays as it does for the rest of the video.
+ * by itself, and the pictures drawn after that lagged their seeks by a frame.
+ *
+ * A seek decodes from the keyframe before its moment: with a keyframe every 250 frames, a 720p
+ * video cost about 140 ms a frame. So seeking has `budgetMs` of the wall clock in all, as the
+ * page's fetches have theirs; past it, the elements are left to play as they do.
  */
-export async function seekPageVideos(cdp: CDPSession, clock: SeekClock): Promise<boolean> {
-  const { sent, seeking: first } = await evaluateInPage(cdp, seekVideos, DRIVEN_VIDEOS);
-  if (sent === 0) return true;
-  const started = performance.now();
-  for (let seeking = first; seeking > 0 && performance.now() - started < SEEK_WAIT_MS; ) {
-    await clock.nudge();
-    seeking = await evaluateExpression<number>(cdp, `(${videosSeeking.toString()})(${drivenVideos.toString()})`);
+export class PageVideos {
+  private spent = false;
+
+  constructor(
+    private readonly cdp: CDPSession,
+    private readonly clock: SeekClock,
+    private budgetMs: number,
+  ) {}
+
+  /**
+   * Seeks the page's playing videos to this frame's moment. Returns false when one is left to play
+   * as it does from now on: its seek outlasted SEEK_WAIT_MS or ended elsewhere (a resource not
+   * served in ranges: Chromium went back to its start), or the budget ran out (all of them).
+   */
+  async seek(): Promise<boolean> {
+    if (this.spent) return true;
+    const started = performance.now();
+    const { sent, seeking: first } = await evaluateInPage(this.cdp, seekVideos, DRIVEN_VIDEOS);
+    if (sent === 0) return true;
+    for (let seeking = first; seeking > 0 && performance.now() - started < Math.min(SEEK_WAIT_MS, this.budgetMs); ) {
+      await this.clock.nudge();
+      seeking = await evaluateExpression<number>(this.cdp, `(${videosSeeking.toString()})(${drivenVideos.toString()})`);
+    }
+    this.budgetMs -= performance.now() - started;
+    this.spent = this.budgetMs <= 0;
+    return (await evaluateExpression<number>(this.cdp, `(${leaveAstray.toString()})(${drivenVideos.toString()}, ${this.spent})`)) === 0;
   }
-  return (await evaluateExpression<number>(cdp, `(${leaveAstray.toString()})(${drivenVideos.toString()})`)) === 0;
 }
 
 /** A driven element, as the page keeps it. */
@@ -129,11 +149,12 @@ function videosSeeking(driven: typeof drivenVideos): number {
   return driven().filter(([video]) => video.seeking).length;
 }
 
-/** In the page: leaves the driven videos still seeking, or whose seek ended elsewhere, to play as they do; returns how many. */
-function leaveAstray(driven: typeof drivenVideos): number {
+/** In the page: leaves the driven videos still seeking, or whose seek ended elsewhere (with `all`, every one), to play as they do; returns how many. */
+function leaveAstray(driven: typeof drivenVideos, all: boolean): number {
   let left = 0;
   for (const [video, anchor] of driven()) {
-    if (anchor.sentTo === undefined || (!video.seeking && Math.abs(video.currentTime - anchor.sentTo) < 1e-3)) continue;
+    const astray = anchor.sentTo !== undefined && (video.seeking || Math.abs(video.currentTime - anchor.sentTo) >= 1e-3);
+    if (!all && !astray) continue;
     anchor.left = true;
     anchor.held = false;
     video.playbackRate = anchor.rate;
