@@ -69,6 +69,7 @@ export async function* beginFrameFrames(cdp: CDPSession, { fps, frameCount, qual
   const moment = (index: number): number => Math.round((index * 1e6) / fps) / 1000;
   const clock = new VirtualClock(cdp, fetchWaitMs);
   const videos = new PageVideos(cdp, clock, videoSeekMs);
+  await abortable(videos.watch(), signal);
   let last: Buffer | undefined;
   for (let index = 1; index <= frameCount; index++) {
     // A page whose main thread hangs never spends the budget: the capture's deadline ends the wait.

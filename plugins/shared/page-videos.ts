@@ -30,6 +30,8 @@ export interface SeekClock {
  */
 export class PageVideos {
   private spent = false;
+  /** Whether a video may be playing: looked at before each frame only then (a look is a round trip, 1-4 ms). */
+  private watching = true;
 
   constructor(
     private readonly cdp: CDPSession,
@@ -38,14 +40,30 @@ export class PageVideos {
   ) {}
 
   /**
+   * From now on, a video of the page that starts playing (in this document or the next) tells this
+   * before the clock's advance that played it has ended: the page's events reach the engine in order.
+   * Until one does, the frames of a page without a playing video cost no look at its videos.
+   */
+  async watch(): Promise<void> {
+    this.cdp.on('Runtime.bindingCalled', ({ name }: { name: string }) => {
+      if (name === PLAY_BINDING) this.watching = true;
+    });
+    await this.cdp.send('Runtime.addBinding', { name: PLAY_BINDING });
+    const source = `(${reportPlays.toString()})(${JSON.stringify(PLAY_BINDING)})`;
+    await this.cdp.send('Page.addScriptToEvaluateOnNewDocument', { source });
+    await this.cdp.send('Runtime.evaluate', { expression: source });
+  }
+
+  /**
    * Seeks the page's playing videos to this frame's moment. Returns false when one is left to play
    * as it does from now on: its seek outlasted SEEK_WAIT_MS or ended elsewhere (a resource not
    * served in ranges: Chromium went back to its start), or the budget ran out (all of them).
    */
   async seek(): Promise<boolean> {
-    if (this.spent) return true;
+    if (this.spent || !this.watching) return true;
     const started = performance.now();
-    const { sent, seeking: first } = await evaluateInPage(this.cdp, seekVideos, DRIVEN_VIDEOS);
+    const { sent, seeking: first, playing } = await evaluateInPage(this.cdp, seekVideos, DRIVEN_VIDEOS);
+    this.watching = playing > 0;
     if (sent === 0) return true;
     for (let seeking = first; seeking > 0 && performance.now() - started < Math.min(SEEK_WAIT_MS, this.budgetMs); ) {
       await this.clock.nudge();
@@ -71,8 +89,17 @@ interface VideoAnchor {
   left?: boolean;
 }
 
-/** In the page: seeks each playing driven video to its moment; returns how many it sent and how many are seeking. */
-function seekVideos(max: number): { sent: number; seeking: number } {
+/** The page's binding through which a video that starts playing says so. */
+const PLAY_BINDING = '__captureEngineVideoPlays';
+
+/** In the page: calls `binding` whenever a media element of the document starts playing (media events do not bubble; a listener of the capture phase hears them). */
+function reportPlays(binding: string): void {
+  const report = (window as unknown as Record<string, ((payload: string) => void) | undefined>)[binding];
+  document.addEventListener('play', (event) => void (event.target instanceof HTMLVideoElement && report?.('')), true);
+}
+
+/** In the page: seeks each playing driven video to its moment; returns how many it sent, how many are seeking and how many play (driven or not yet loaded). */
+function seekVideos(max: number): { sent: number; seeking: number; playing: number } {
   const holder = window as unknown as Record<symbol, WeakMap<HTMLVideoElement, VideoAnchor> | undefined>;
   const anchors = (holder[Symbol.for('capture-engine.video-anchors')] ??= new WeakMap());
   const nativeRate = Object.getOwnPropertyDescriptor(HTMLMediaElement.prototype, 'playbackRate')!;
@@ -111,9 +138,11 @@ function seekVideos(max: number): { sent: number; seeking: number } {
   };
   let sent = 0;
   let seeking = 0;
+  let playing = 0;
   for (const video of Array.from(document.querySelectorAll('video')).slice(0, max)) {
     const anchor = anchors.get(video) ?? adopt(video);
     const { duration } = video;
+    if (!anchor.left && !video.paused) playing++;
     if (anchor.left || video.paused || video.readyState < 1 || !Number.isFinite(duration) || video.seekable.length === 0) {
       anchor.from = undefined;
       continue;
@@ -132,7 +161,7 @@ function seekVideos(max: number): { sent: number; seeking: number } {
     sent++;
     if (video.seeking) seeking++;
   }
-  return { sent, seeking };
+  return { sent, seeking, playing };
 }
 
 /** In the page: its driven elements, with what it keeps of them. */
