@@ -1,10 +1,9 @@
 /**
  * Where Chromium runs its GPU and network services. `isolated`, Chromium's own choice on Linux: a
  * sandboxed process each. `compact`: both inside the browser process, two processes fewer (on the
- * headless shell about 110 MiB of the tree's RSS at rest and 80 MiB at 4 captures at once:
- * benchmarks/results/binaries.md, "A compact browser"), at the cost of their isolation: WebGL runs
- * in SwiftShader, and a page's shaders and responses are then handled in the process that holds
- * every context.
+ * headless shell about 100 MiB of the tree's RSS at rest and 115 MiB at 4 captures at once:
+ * benchmarks/results/binaries.md), at the cost of their isolation: WebGL runs in SwiftShader, and a
+ * page's shaders and responses are then handled in the process that holds every context.
  */
 const COMPACT_SWITCHES = ['--in-process-gpu', '--enable-features=NetworkServiceInProcess2'];
 
