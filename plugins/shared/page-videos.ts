@@ -155,7 +155,10 @@ function seekVideos(max: number): { sent: number; seeking: number; playing: numb
     // Started or seeked by the page since the frame before: reckoned from here, within a frame of its moment.
     const from = (anchor.from ??= { media: video.currentTime, at: now });
     const position = positionAt(anchor, from, now);
-    const target = video.loop ? position % duration : Math.min(position, duration);
+    // A looped video sought past the end of its picture track (its sound may run on: the counter
+    // test video's picture ends at 2.000 s, its duration is 2.008) starts over at 0 instead: a
+    // moment in its last 30 ms is shown from 30 ms before the end, its last frame at any usual rate.
+    const target = video.loop ? Math.min(position % duration, Math.max(0, duration - 0.03)) : Math.min(position, duration);
     nativeTime.set!.call(video, target);
     anchor.sentTo = target;
     sent++;
