@@ -65,13 +65,16 @@ export class PageVideos {
     const { sent, seeking: first, playing } = await evaluateInPage(this.cdp, seekVideos, DRIVEN_VIDEOS);
     this.watching = playing > 0;
     if (sent === 0) return true;
-    for (let seeking = first; seeking > 0 && performance.now() - started < Math.min(SEEK_WAIT_MS, this.budgetMs); ) {
+    // What the last look saw: none astray once every seek has ended where it was sent needs no look more.
+    let look = { seeking: first, astray: -1 };
+    while (look.seeking > 0 && performance.now() - started < Math.min(SEEK_WAIT_MS, this.budgetMs)) {
       await this.clock.nudge();
-      seeking = await evaluateExpression<number>(this.cdp, `(${videosSeeking.toString()})(${drivenVideos.toString()})`);
+      look = await evaluateExpression<{ seeking: number; astray: number }>(this.cdp, SEEKS_LOOK);
     }
     this.budgetMs -= performance.now() - started;
     this.spent = this.budgetMs <= 0;
-    return (await evaluateExpression<number>(this.cdp, `(${leaveAstray.toString()})(${drivenVideos.toString()}, ${this.spent})`)) === 0;
+    if (!this.spent && look.seeking === 0 && look.astray === 0) return true;
+    return (await evaluateExpression<number>(this.cdp, `(${leaveAstray.toString()})(${drivenVideos.toString()}, ${astray.toString()}, ${this.spent})`)) === 0;
   }
 }
 
@@ -176,17 +179,24 @@ function drivenVideos(): [HTMLVideoElement, VideoAnchor][] {
   });
 }
 
-/** In the page: how many driven videos are still seeking. */
-function videosSeeking(driven: typeof drivenVideos): number {
-  return driven().filter(([video]) => video.seeking).length;
+/** Whether a driven video's last seek has not ended where it was sent (a resource not served in ranges goes back to its start). */
+function astray([video, anchor]: [HTMLVideoElement, VideoAnchor]): boolean {
+  return anchor.sentTo !== undefined && (video.seeking || Math.abs(video.currentTime - anchor.sentTo) >= 1e-3);
 }
 
+/** In the page: how many driven videos are still seeking, and how many are astray. */
+function seeksNow(driven: typeof drivenVideos, isAstray: typeof astray): { seeking: number; astray: number } {
+  const videos = driven();
+  return { seeking: videos.filter(([video]) => video.seeking).length, astray: videos.filter(isAstray).length };
+}
+
+const SEEKS_LOOK = `(${seeksNow.toString()})(${drivenVideos.toString()}, ${astray.toString()})`;
+
 /** In the page: leaves the driven videos still seeking, or whose seek ended elsewhere (with `all`, every one), to play as they do; returns how many. */
-function leaveAstray(driven: typeof drivenVideos, all: boolean): number {
+function leaveAstray(driven: typeof drivenVideos, isAstray: typeof astray, all: boolean): number {
   let left = 0;
   for (const [video, anchor] of driven()) {
-    const astray = anchor.sentTo !== undefined && (video.seeking || Math.abs(video.currentTime - anchor.sentTo) >= 1e-3);
-    if (!all && !astray) continue;
+    if (!all && !isAstray([video, anchor])) continue;
     anchor.left = true;
     anchor.held = false;
     video.playbackRate = anchor.rate;
