@@ -34,6 +34,8 @@ const LOADS = stateKey<Loads>('page-settle.loads');
 interface Stillness {
   busy: boolean;
   quietFor: number;
+  /** The document runs no script of its own: parsed, it changes only by what it loads or animates. */
+  scriptless: boolean;
 }
 /**
  * The page's stillness as read by the look that found its fonts loaded: the settle step, next in
@@ -46,10 +48,11 @@ const settles = (params: CaptureParams): boolean => params.settle && params.scen
 /**
  * The default wait for a page to look finished, after `wait_until` and before the caller's own
  * waits (`settle=false` turns it off): no request in flight (long polls, streams and beacons aside),
- * no DOM change and no layout shift for a moment, no timer the page set while drawing itself
- * pending (a status box cleared after typesetting), the images in the viewport loaded, finite CSS
- * animations and transitions over. Bounded: a page that never stills (a ticking clock drawn by
- * script) is captured as it is once the step's time is up.
+ * no DOM change and no layout shift for a moment (none to wait for in a loaded page that runs
+ * no script), no timer the page set while drawing itself pending (a status box cleared after
+ * typesetting), the images in the viewport loaded, finite CSS animations and transitions over.
+ * Bounded: a page that never stills (a ticking clock drawn by script) is captured as it is once the
+ * step's time is up.
  *
  * Before it, settle or not, the page's web fonts are waited for within the capture's budget, as
  * Playwright's screenshots wait for them: a font that never arrives fails the capture (504 naming
@@ -91,7 +94,9 @@ export function pageSettle(): CapturePlugin {
           const budget = ctx.budget(SETTLE_MAX_MS);
           const started = performance.now();
           let settled = false;
-          await bestEffort(async (signal) => void (settled = await settle(ctx.cdp, loads, budget, signal, firstLook)), budget + 250, ctx.signal);
+          // Scripts of the capture's own (`init_scripts`, the cookie-banner handling) change a page that has none.
+          const trustScriptless = ctx.params.init_scripts === undefined && !ctx.params.block_cookies;
+          await bestEffort(async (signal) => void (settled = await settle(ctx.cdp, loads, { budgetMs: budget, trustScriptless }, signal, firstLook)), budget + 250, ctx.signal);
           recordWait(ctx, 'settle', settled ? 'met' : 'ran_out', started);
           if (!settled && ctx.params.best_effort) ctx.incomplete.push('settle');
         },
@@ -139,15 +144,18 @@ function networkQuietIn(loads: Loads): number {
  * `javascript=false` the page runs no timer, animation frame or observer of anyone's, the engine's
  * included, while a probe still runs. True when it settled within `budgetMs`.
  */
-async function settle(cdp: CDPSession, loads: Loads, budgetMs: number, signal: AbortSignal, firstLook?: Stillness): Promise<boolean> {
+async function settle(cdp: CDPSession, loads: Loads, { budgetMs, trustScriptless }: { budgetMs: number; trustScriptless: boolean }, signal: AbortSignal, firstLook?: Stillness): Promise<boolean> {
   const endsAt = performance.now() + budgetMs;
   for (let look = firstLook; ; look = undefined) {
-    const { busy, quietFor } = look ?? (await abortable(evaluateInPage(cdp, pageStillness, LAST_CHANGE_KEY), signal));
-    if (!busy && quietFor >= QUIET_MS && networkQuietIn(loads) === 0) return true;
+    const { busy, quietFor, scriptless } = look ?? (await abortable(evaluateInPage(cdp, pageStillness, LAST_CHANGE_KEY), signal));
+    // Nothing changes a loaded document that runs no script but its loads and animations, which the
+    // network's window and `busy` cover: it has no quiet window of its own to wait out.
+    const pageQuietIn = !busy && scriptless && trustScriptless ? 0 : QUIET_MS - quietFor;
+    if (!busy && pageQuietIn <= 0 && networkQuietIn(loads) === 0) return true;
     const left = endsAt - performance.now();
     if (left <= 0) return false;
     // Look again once the page and the network could both have been quiet for long enough: a look before cannot find them so.
-    await sleep(Math.min(left, Math.max(POLL_MS, QUIET_MS - quietFor, networkQuietIn(loads))), signal);
+    await sleep(Math.min(left, Math.max(POLL_MS, pageQuietIn, networkQuietIn(loads))), signal);
   }
 }
 
@@ -156,6 +164,9 @@ async function settle(cdp: CDPSession, loads: Loads, budgetMs: number, signal: A
  * document started; a page of another pool, without the record, is watched from the first probe
  * on), and whether it is still busy: a timer the page set while drawing itself pending, an image
  * in the viewport loading or a finite animation running (fonts were waited for before).
+ * Scriptless: loaded, and with no script element (HTML or SVG), no `on...` attribute, no frame or
+ * plugin of its own and no refresh; such a page (a document rendered to PDF, a static site) is
+ * finished once its loads are, with no quiet window to wait out (50 ms of a 100-150 ms capture).
  */
 function pageStillness(key: string): Stillness {
   const slot = Symbol.for(key);
@@ -178,5 +189,10 @@ function pageStillness(key: string): Stillness {
       const end = animation.effect?.getComputedTiming().endTime;
       return animation.playState === 'running' && typeof end === 'number' && Number.isFinite(end);
     });
-  return { busy, quietFor: performance.now() - record.lastChange };
+  const scriptless =
+    document.readyState === 'complete' &&
+    window.length === 0 &&
+    document.querySelector('script, iframe, frame, object, embed, meta[http-equiv="refresh" i]') === null &&
+    !document.evaluate('boolean(//@*[starts-with(name(), "on")])', document, null, XPathResult.BOOLEAN_TYPE).booleanValue;
+  return { busy, quietFor: performance.now() - record.lastChange, scriptless };
 }

@@ -16,6 +16,10 @@ const PAGES: Record<string, string> = {
     const cancelled = setTimeout(() => (document.body.style.background = '${BLUE}'), 20);
     clearTimeout(cancelled);
   </script>`,
+  // Script without a script element: an inline handler that keeps changing the page for 300 ms after it runs, one task after another.
+  '/handler-changes': `<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" onerror="const until = performance.now() + 300; const { port1, port2 } = new MessageChannel(); port1.onmessage = () => { document.body.dataset.at = performance.now(); if (performance.now() < until) port2.postMessage(0); else document.body.style.background = '${GREEN}'; }; port2.postMessage(0);">`,
+  // No script at all, a background that comes slowly: loaded, still not finished before it.
+  '/no-script-slow-background': `<div style="position:fixed;inset:0;background:url(/late/image.svg) 0 0 / 100% 100%"></div>`,
 };
 
 let fixtures: PageServer;
@@ -58,6 +62,14 @@ describe('the default settle step', () => {
     expect(Date.now() - started).toBeLessThan(6_000);
     expect(result.incomplete).toEqual(['settle']);
     expect(near((await decode(result.data as Buffer)).at(200, 250), GREEN)).toBe(true);
+  });
+
+  it('takes script in an attribute for script: a page without script elements is watched for changes', async () => {
+    expect(near((await decode((await capture('/handler-changes')).data as Buffer)).at(200, 150), GREEN)).toBe(true);
+  });
+
+  it('waits for the loads of a page that runs no script', async () => {
+    expect(near((await decode((await capture('/no-script-slow-background')).data as Buffer)).at(200, 150), GREEN)).toBe(true);
   });
 
   it('does not wait for a poll that sets itself again, and leaves the page\'s timers as they were', async () => {

@@ -11,7 +11,7 @@ export const READINESS_PROPERTIES = {
   settle: Type.Boolean({
     default: true,
     description:
-      'After `wait_until` and the web fonts (waited for settle or not), wait (at most 3 s, and a quarter of the budget) until the page looks finished: no request in flight (long polls aside), no DOM change or layout shift for a moment, the images in view loaded, finite animations over.',
+      'After `wait_until` and the web fonts (waited for settle or not), wait (at most 3 s, and a quarter of the budget) until the page looks finished: no request in flight (long polls aside), no DOM change or layout shift for a moment (not waited for on a loaded page that runs no script), the images in view loaded, finite animations over.',
   }),
   wait_for_function: Type.Optional(
     Type.String({ minLength: 1, maxLength: 32 * 1024, description: 'Wait until this JavaScript expression is truthy: a function it gives is called and a promise awaited, and what they give must be truthy (tiers that allow `scripts`).' }),
