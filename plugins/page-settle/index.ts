@@ -189,10 +189,16 @@ function pageStillness(key: string): Stillness {
       const end = animation.effect?.getComputedTiming().endTime;
       return animation.playState === 'running' && typeof end === 'number' && Number.isFinite(end);
     });
-  const scriptless =
-    document.readyState === 'complete' &&
-    window.length === 0 &&
-    document.querySelector('script, iframe, frame, object, embed, meta[http-equiv="refresh" i]') === null &&
-    !document.evaluate('boolean(//@*[starts-with(name(), "on")])', document, null, XPathResult.BOOLEAN_TYPE).booleanValue;
+  // Read once, when first asked of the loaded document: one without script cannot gain any, and
+  // one with script stays watched. A huge page is walked once, not at every look.
+  const noScriptSlot = Symbol.for(`${key}.no-script`);
+  if (!busy && document.readyState === 'complete' && !(noScriptSlot in window)) {
+    const noScript =
+      window.length === 0 &&
+      document.querySelector('script, iframe, frame, object, embed, meta[http-equiv="refresh" i]') === null &&
+      !document.evaluate('boolean(//@*[starts-with(name(), "on")])', document, null, XPathResult.BOOLEAN_TYPE).booleanValue;
+    Object.defineProperty(window, noScriptSlot, { value: noScript, configurable: true });
+  }
+  const scriptless = (window as unknown as Record<symbol, boolean | undefined>)[noScriptSlot] === true;
   return { busy, quietFor: performance.now() - record.lastChange, scriptless };
 }
