@@ -95,10 +95,29 @@ interface VideoAnchor {
 /** The page's binding through which a video that starts playing says so. */
 const PLAY_BINDING = '__captureEngineVideoPlays';
 
-/** In the page: calls `binding` whenever a media element of the document starts playing (media events do not bubble; a listener of the capture phase hears them). */
+/**
+ * In the page: calls `binding` when a video of the document starts playing (media events do not
+ * bubble; a listener of the capture phase hears them), once a frame at most: each call is an event
+ * the engine's process handles, and a page playing and pausing in a loop, or calling the binding
+ * itself, would flood the process every capture shares. One call keeps the page's videos looked at
+ * until a look finds none playing, which comes before a frame. The binding is taken off `window`
+ * before the page's scripts run, and events the page dispatches itself are not heard.
+ */
 function reportPlays(binding: string): void {
-  const report = (window as unknown as Record<string, ((payload: string) => void) | undefined>)[binding];
-  document.addEventListener('play', (event) => void (event.target instanceof HTMLVideoElement && report?.('')), true);
+  const page = window as unknown as Record<string, ((payload: string) => void) | undefined>;
+  const report = page[binding];
+  delete page[binding];
+  let reported = false;
+  document.addEventListener(
+    'play',
+    (event) => {
+      if (reported || !event.isTrusted || !(event.target instanceof HTMLVideoElement)) return;
+      reported = true;
+      report?.('');
+      requestAnimationFrame(() => void (reported = false));
+    },
+    true,
+  );
 }
 
 /** In the page: seeks each playing driven video to its moment; returns how many it sent, how many are seeking and how many play (driven or not yet loaded). */

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import send from 'send';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type CDPSession } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium, chromiumArgs } from '../../src/browser/chromium-path.js';
 import { BEGIN_FRAME_SWITCHES, pumpBeginFrames } from '../../src/browser/begin-frame-control.js';
@@ -90,6 +90,13 @@ beforeAll(async () => {
     },
     // Data that takes 800 ms of the wall clock to arrive.
     '/slow-data': (_req, res) => void setTimeout(() => res.end('{"ready":true}'), 800),
+    // A page that plays and pauses its video every millisecond, dispatches play events of its own
+    // and calls the engine's binding by its name, all through the video.
+    '/play-flood': (_req, res) =>
+      html(
+        res,
+        `<body style="background:#000"><video id="v" src="/counter.webm" muted preload="auto"></video><script>setInterval(() => { v.pause(); void v.play(); for (let i = 0; i < 10; i++) { v.dispatchEvent(new Event('play')); window.__captureEngineVideoPlays?.(''); } }, 1);</script></body>`,
+      ),
     '/hang': (_req, res) =>
       html(res, '<body><script>addEventListener("load", () => { let n = 0; const tick = () => { if (++n === 10) for (;;); requestAnimationFrame(tick); }; requestAnimationFrame(tick); })</script></body>'),
   });
@@ -109,11 +116,12 @@ afterAll(async () => {
 });
 
 /** A `seconds` long mp4 of `url` at `width`x`height`, drawn frame by frame (with `options` besides the frames'). */
-async function record(url: string, width: number, height: number, seconds: number, signal = createDeadline(60_000).signal, options: Partial<BeginFrameVideoOptions> = {}): Promise<string> {
+async function record(url: string, width: number, height: number, seconds: number, signal = createDeadline(60_000).signal, options: Partial<BeginFrameVideoOptions> = {}, onSession?: (cdp: CDPSession) => void): Promise<string> {
   const context = await browser.newContext({ viewport: { width, height } });
   try {
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
+    onSession?.(cdp);
     const pump = pumpBeginFrames(cdp);
     await page.goto(url, { waitUntil: 'load' });
     await pump.stop(signal);
@@ -304,6 +312,14 @@ describe('begin-frame video', () => {
     expect(left).toBe(0);
     await record(server.url('/videos?ranged'), 640, 360, 1, undefined, { videoSeekMs: 0, onVideoLeft: () => left++ });
     expect(left).toBe(1);
+  });
+
+  it('hears a page\'s videos start playing once a frame at most, whatever the page does', async () => {
+    let calls = 0;
+    await record(server.url('/play-flood'), 640, 360, 1, undefined, {}, (cdp) => cdp.on('Runtime.bindingCalled', () => void calls++));
+    // 30 frames; the page played its video 1,000 times and called the binding 10,000 times itself.
+    expect(calls).toBeGreaterThan(0);
+    expect(calls).toBeLessThanOrEqual(31);
   });
 
   it('scrolls a journey\'s scroll_to smoothly on the video\'s time', async () => {
