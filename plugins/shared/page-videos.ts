@@ -2,7 +2,7 @@ import type { CDPSession } from 'playwright-core';
 import { evaluateExpression, evaluateInPage } from './evaluate-in-page.js';
 
 /** The `<video>` elements of a page, in document order, driven on a video's clock; those after them play as they do. */
-export const DRIVEN_VIDEOS = 16;
+const DRIVEN_VIDEOS = 16;
 
 /** Wall time a frame waits for its videos' seeks, after which those still seeking are left to play as they do. */
 const SEEK_WAIT_MS = 1000;
