@@ -5,6 +5,7 @@ import type { CaptureObserver } from './core/ports.js';
 import type { Resolver } from './egress/resolver.js';
 import type { BlockAdsOptions, BlockCookiesOptions } from '../plugins/index.js';
 import type { WebBotAuthOptions } from './core/web-bot-auth.js';
+import type { BrowserProcessModel } from './browser/process-model.js';
 
 /**
  * Every option of `createCaptureEngine`. All are optional; defaults live in `DEFAULTS`
@@ -17,13 +18,14 @@ export interface CaptureEngineOptions {
   /** Extra Chromium flags. @default [] */
   browserArgs?: string[];
   /**
-   * `compact` runs Chromium's GPU and network services inside its browser process instead of a
-   * sandboxed process each: two processes and about 140 MiB RSS fewer per browser (docs/configuration.md,
-   * "A compact browser"), but a flaw in SwiftShader's WebGL or in the network stack then reaches the
-   * browser process. For memory-first deployments that capture pages they trust. Local browsers only.
-   * @default 'isolated' (env CAPTURE_BROWSER_PROCESS_MODEL)
+   * Where Chromium runs its network and GPU services: `isolated`, a process each; `network-in-browser`,
+   * the network service inside the browser process (about 70 MiB RSS fewer); `compact`, both inside
+   * (about 140 MiB fewer). On Linux neither service is sandboxed, so a process apart contains a crash
+   * but confines nothing (docs/configuration.md, "Where Chromium runs its services"). Models other
+   * than `isolated` need a local browser.
+   * @default 'network-in-browser' on Linux, else 'isolated' (env CAPTURE_BROWSER_PROCESS_MODEL)
    */
-  browserProcessModel?: 'isolated' | 'compact';
+  browserProcessModel?: BrowserProcessModel;
   /**
    * The User-Agent the browser sends when a capture names none (a capture's `user_agent` wins).
    * @default Chromium's own, then `capture-engine/<version>`, then `(+operatorUrl)` (docs/bot-walls.md); env CAPTURE_USER_AGENT
