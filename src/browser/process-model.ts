@@ -21,7 +21,7 @@ export type BrowserProcessModel = keyof typeof SWITCHES;
 /**
  * The network service in the browser process where Chromium leaves it unsandboxed (Linux): one
  * process fewer (about 70 MiB RSS on the headless shell), at the price of a crash in a network
- * stack that Android WebView also runs in its browser process. Elsewhere Chromium sandboxes it.
+ * stack that Android WebView also runs in its browser process. Elsewhere Chromium may sandbox it.
  * The GPU process stays apart: a hostile page's WebGL reaches SwiftShader there.
  */
 export function defaultProcessModel(platform: NodeJS.Platform = process.platform): BrowserProcessModel {
