@@ -1,6 +1,7 @@
 import type { CaptureContext } from '../../src/core/plugin-api.js';
 import { sleep } from '../../src/core/deadline.js';
 import { loadSharp } from '../shared/load-sharp.js';
+import { evaluateInPage } from '../shared/evaluate-in-page.js';
 
 /** A one-colour image compresses to almost nothing: larger files are not decoded to check. */
 const BLANK_MAX_BYTES = 64 * 1024;
@@ -8,6 +9,19 @@ const BLANK_MAX_BYTES = 64 * 1024;
 const BLANK_MAX_PIXELS = 8_000_000;
 /** Elements that show something besides text: a page with none of them and no text has nothing to paint. */
 export const CONTENT_SELECTOR = 'img, svg, canvas, video, iframe, picture';
+/**
+ * In the page: whether it has something to paint, text that is not only white space (outside
+ * scripts and styles) or an element of `contentSelector`. Found without building the page's text,
+ * which a hostile page makes megabytes long: the walk stops at the first such text.
+ */
+export function pageHasContent(contentSelector: string): boolean {
+  const body = document.body;
+  if (body === null) return false;
+  const shown = (node: Node): boolean => /\S/.test((node as Text).data) && !['SCRIPT', 'STYLE', 'NOSCRIPT'].includes(node.parentNode?.nodeName ?? '');
+  const text = document.createTreeWalker(body, NodeFilter.SHOW_TEXT, { acceptNode: (node) => (shown(node) ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP) });
+  return text.nextNode() !== null || document.querySelector(contentSelector) !== null;
+}
+
 /** Two frames' time, waited here for a page that runs no animation frame (`javascript=false`). */
 const TWO_FRAMES_MS = 35;
 
@@ -34,14 +48,10 @@ export async function isBlankImage(data: Buffer): Promise<boolean> {
  * two animation frames. A page that really is one colour costs one small decode. A viewport shot
  * of a document that had painted content before it is not checked (take-screenshot.ts).
  */
-export async function shootUnlessBlank({ page, params, signal }: CaptureContext, shoot: () => Promise<Buffer>): Promise<Buffer> {
+export async function shootUnlessBlank({ page, cdp, params, signal }: CaptureContext, shoot: () => Promise<Buffer>): Promise<Buffer> {
   const first = await shoot();
   if (!(await isBlankImage(first))) return first;
-  const hasContent = await page.evaluate((selector) => {
-    const body = document.body;
-    return body !== null && (body.innerText.trim().length > 0 || document.querySelector(selector) !== null);
-  }, CONTENT_SELECTOR);
-  if (!hasContent) return first;
+  if (!(await evaluateInPage(cdp, pageHasContent, CONTENT_SELECTOR))) return first;
   if (params.javascript) await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
   else await sleep(TWO_FRAMES_MS, signal);
   return shoot();

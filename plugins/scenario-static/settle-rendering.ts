@@ -1,6 +1,6 @@
 import type { CDPSession } from 'playwright-core';
-import { evaluateInPage } from '../shared/evaluate-in-page.js';
-import { CONTENT_SELECTOR } from './blank-shot.js';
+import { evaluateExpression } from '../shared/evaluate-in-page.js';
+import { CONTENT_SELECTOR, pageHasContent } from './blank-shot.js';
 
 /**
  * How long a page with something to show, not presented after the frame waited for, is given to
@@ -29,42 +29,37 @@ const PAINT_WAIT_MS = 100;
  * !important` wins over any stylesheet's. Done here, in the call the shot makes anyway.
  */
 export async function settleRendering(cdp: CDPSession, budgetMs: number, { frame, hideCaret }: { frame: boolean; hideCaret: boolean }): Promise<boolean> {
-  return evaluateInPage(
-    cdp,
-    async ([budget, waitForFrame, withoutCaret, paintWaitMs, contentSelector]) => {
-      if (withoutCaret) {
-        let focused = document.activeElement;
-        for (let inner = focused; inner; inner = inner.shadowRoot?.activeElement ?? (inner instanceof HTMLIFrameElement ? (inner.contentDocument?.activeElement ?? null) : null)) focused = inner;
-        if (focused instanceof HTMLElement || focused instanceof SVGElement) focused.style.setProperty('caret-color', 'transparent', 'important');
-      }
-      const painted = (): boolean => performance.getEntriesByName('first-contentful-paint').length > 0;
-      // Found without building the page's text, which a hostile page makes megabytes long.
-      const hasContent = (): boolean => {
-        const body = document.body;
-        if (body === null) return false;
-        const shown = (node: Node): boolean => /\S/.test((node as Text).data) && !['SCRIPT', 'STYLE', 'NOSCRIPT'].includes(node.parentNode?.nodeName ?? '');
-        const text = document.createTreeWalker(body, NodeFilter.SHOW_TEXT, { acceptNode: (node) => (shown(node) ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP) });
-        return text.nextNode() !== null || document.querySelector(contentSelector) !== null;
+  const args = [budgetMs, frame, hideCaret, PAINT_WAIT_MS, CONTENT_SELECTOR] as const;
+  return evaluateExpression<boolean>(cdp, `(${settleInPage.toString()})(${JSON.stringify(args)}, ${pageHasContent.toString()})`);
+}
+
+/** settleRendering's part in the page; `hasContent` is blank-shot's `pageHasContent`. */
+async function settleInPage(
+  [budget, waitForFrame, withoutCaret, paintWaitMs, contentSelector]: readonly [number, boolean, boolean, number, string],
+  hasContent: (contentSelector: string) => boolean,
+): Promise<boolean> {
+  if (withoutCaret) {
+    let focused = document.activeElement;
+    for (let inner = focused; inner; inner = inner.shadowRoot?.activeElement ?? (inner instanceof HTMLIFrameElement ? (inner.contentDocument?.activeElement ?? null) : null)) focused = inner;
+    if (focused instanceof HTMLElement || focused instanceof SVGElement) focused.style.setProperty('caret-color', 'transparent', 'important');
+  }
+  const painted = (): boolean => performance.getEntriesByName('first-contentful-paint').length > 0;
+  const settled = (async () => {
+    void document.documentElement?.offsetHeight;
+    await document.fonts.ready;
+    if (!waitForFrame) return;
+    await new Promise((resolve) => requestAnimationFrame(resolve));
+    if (painted() || !hasContent(contentSelector)) return;
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        observer.disconnect();
+        resolve();
       };
-      const settled = (async () => {
-        void document.documentElement?.offsetHeight;
-        await document.fonts.ready;
-        if (!waitForFrame) return;
-        await new Promise((resolve) => requestAnimationFrame(resolve));
-        if (painted() || !hasContent()) return;
-        await new Promise<void>((resolve) => {
-          const done = (): void => {
-            observer.disconnect();
-            resolve();
-          };
-          const observer = new PerformanceObserver(() => void (painted() && done()));
-          observer.observe({ type: 'paint' });
-          setTimeout(done, paintWaitMs);
-        });
-      })();
-      await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, budget))]);
-      return painted() || !hasContent();
-    },
-    [budgetMs, frame, hideCaret, PAINT_WAIT_MS, CONTENT_SELECTOR] as const,
-  );
+      const observer = new PerformanceObserver(() => void (painted() && done()));
+      observer.observe({ type: 'paint' });
+      setTimeout(done, paintWaitMs);
+    });
+  })();
+  await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, budget))]);
+  return painted() || !hasContent(contentSelector);
 }
