@@ -2,6 +2,7 @@ import type { BrowserContext, BrowserContextOptions, CDPSession, Page } from 'pl
 import { DEFAULTS } from '../core/defaults.js';
 import { RECORD_CHANGES_SCRIPT } from '../core/page/page-changes.js';
 import { HOLD_RESIZE_SCRIPT } from '../core/page/resize-hold.js';
+import { PageCdp } from './page-cdp.js';
 
 const BASE_CONTEXT_OPTIONS: BrowserContextOptions = {
   // The default viewport of the capture parameters, so the common request needs no resize.
@@ -44,7 +45,7 @@ export async function openCapturePage(newContext: (options: BrowserContextOption
     await context.addInitScript(INIT_SCRIPT + RECORD_CHANGES_SCRIPT + HOLD_RESIZE_SCRIPT);
     const page = await context.newPage();
     page.on('request', ignore).on('response', ignore).on('requestfinished', ignore).on('requestfailed', ignore);
-    const cdp = await context.newCDPSession(page);
+    const cdp = PageCdp.open(context, page);
     return { context, page, cdp };
   } catch (error) {
     await context.close().catch(() => undefined);

@@ -1,0 +1,138 @@
+import type { BrowserContext, CDPSession, Page } from 'playwright-core';
+
+/** What Playwright's own DevTools session on a page answers: its server-side `CRSession`. */
+interface PlaywrightPageSession {
+  send(method: string, params?: object): Promise<unknown>;
+}
+
+/**
+ * Commands that change nothing another session could depend on, sent through Playwright's own
+ * session on the page. An evaluation is one when its value comes back by value (no remote object,
+ * which would belong to the session), a screenshot when it is of the viewport as drawn (a clip or
+ * the page beyond the viewport changes the page's emulation for the while, which is per session).
+ */
+function isStateless(method: string, params: Record<string, unknown>): boolean {
+  switch (method) {
+    case 'Runtime.evaluate':
+      return params.returnByValue === true && params.contextId === undefined && params.uniqueContextId === undefined;
+    case 'Page.captureScreenshot':
+      return params.clip === undefined && params.captureBeyondViewport === undefined;
+    case 'Page.getLayoutMetrics':
+    case 'Runtime.getHeapUsage':
+    case 'Runtime.terminateExecution':
+    case 'Page.crash':
+      return true;
+    default:
+      return false;
+  }
+}
+
+type Listener = (payload: never) => void;
+
+/**
+ * The CDP session a capture's stages talk to its page through. Playwright drives every page
+ * through a DevTools session of its own; one more, attached for the engine, cost Chromium and the
+ * Node process about 3 CPU-ms a capture, 2 % of a plain shot's throughput (benchmarks/results/binaries.md,
+ * "Playwright's own session"). So the stateless commands a plain capture sends (its looks at the
+ * page, its shot) go through Playwright's session, reached through the in-process connection's
+ * `toImpl` (Playwright's internals, pinned by the engine's version range and checked by
+ * test/browser/page-cdp.test.ts); events, emulation, streams and anything else go through a
+ * session of the engine's own, attached on first use. Without that bridge (a remote browser) every
+ * command goes through the engine's own.
+ */
+export class PageCdp {
+  private own: Promise<CDPSession> | undefined;
+
+  private constructor(
+    private readonly context: BrowserContext,
+    private readonly page: Page,
+    private readonly playwright: PlaywrightPageSession | undefined,
+  ) {}
+
+  /** A CDPSession for `page`, which attaches a session of its own only when a command or an event needs one. */
+  static open(context: BrowserContext, page: Page): CDPSession {
+    // A CDPSession in all that the engine calls on it; the cast is this file's only one.
+    return new PageCdp(context, page, playwrightSession(page)) as unknown as CDPSession;
+  }
+
+  /** Whether stateless commands go through Playwright's session (false for a remote browser). */
+  get sharesPlaywrightSession(): boolean {
+    return this.playwright !== undefined;
+  }
+
+  /** Whether the engine's own session has been attached. */
+  get attached(): boolean {
+    return this.own !== undefined;
+  }
+
+  async send(method: string, params: Record<string, unknown> = {}): Promise<unknown> {
+    if (this.playwright && isStateless(method, params)) return this.playwright.send(method, params).catch(asClientError);
+    const own = await this.session();
+    return (own.send as (method: string, params?: object) => Promise<unknown>)(method, params);
+  }
+
+  /** Events come through the engine's own session: one is attached for them, if none was. */
+  on(event: string, listener: Listener): this {
+    void this.session().then((own) => own.on(event as never, listener), () => undefined);
+    return this;
+  }
+
+  addListener(event: string, listener: Listener): this {
+    return this.on(event, listener);
+  }
+
+  once(event: string, listener: Listener): this {
+    const once: Listener = (payload) => {
+      this.off(event, once);
+      listener(payload);
+    };
+    return this.on(event, once);
+  }
+
+  off(event: string, listener: Listener): this {
+    void this.own?.then((own) => own.off(event as never, listener), () => undefined);
+    return this;
+  }
+
+  removeListener(event: string, listener: Listener): this {
+    return this.off(event, listener);
+  }
+
+  async detach(): Promise<void> {
+    const own = this.own;
+    this.own = undefined;
+    if (own) await (await own).detach();
+  }
+
+  private session(): Promise<CDPSession> {
+    this.own ??= this.context.newCDPSession(this.page);
+    return this.own;
+  }
+}
+
+/**
+ * Playwright's own session on `page`, when the engine runs Playwright in its own process: the
+ * in-process connection's `toImpl` gives the server-side page, whose Chromium delegate holds it.
+ */
+function playwrightSession(page: Page): PlaywrightPageSession | undefined {
+  try {
+    const connection = (page as unknown as { _connection?: { toImpl?: (object: unknown) => unknown } })._connection;
+    const server = connection?.toImpl?.(page) as { delegate?: { _mainFrameSession?: { _client?: PlaywrightPageSession } } } | undefined;
+    const session = server?.delegate?._mainFrameSession?._client;
+    return typeof session?.send === 'function' ? session : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Playwright's server rejects a command on a closed or crashed page with a message-less error of
+ * that type; its client says so in words, which the engine's error sorting reads (to-capture-error.ts).
+ */
+function asClientError(error: unknown): never {
+  const type = (error as { type?: string } | undefined)?.type;
+  if (error instanceof Error && error.message === '' && (type === 'closed' || type === 'crashed')) {
+    throw new Error(type === 'crashed' ? 'Page crashed' : 'Target page, context or browser has been closed');
+  }
+  throw error;
+}
