@@ -12,14 +12,17 @@ export const CONTENT_SELECTOR = 'img, svg, canvas, video, iframe, picture';
 /**
  * In the page: whether it has something to paint, text that is not only white space (outside
  * scripts and styles) or an element of `contentSelector`. Found without building the page's text,
- * which a hostile page makes megabytes long: the walk stops at the first such text.
+ * which a hostile page makes megabytes long: the walk stops at the first such text. The walker
+ * takes no filter function: with `javascript=false` the page can call none back.
  */
 export function pageHasContent(contentSelector: string): boolean {
   const body = document.body;
   if (body === null) return false;
-  const shown = (node: Node): boolean => /\S/.test((node as Text).data) && !['SCRIPT', 'STYLE', 'NOSCRIPT'].includes(node.parentNode?.nodeName ?? '');
-  const text = document.createTreeWalker(body, NodeFilter.SHOW_TEXT, { acceptNode: (node) => (shown(node) ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP) });
-  return text.nextNode() !== null || document.querySelector(contentSelector) !== null;
+  const text = document.createTreeWalker(body, NodeFilter.SHOW_TEXT);
+  for (let node = text.nextNode(); node !== null; node = text.nextNode()) {
+    if (/\S/.test((node as Text).data) && !['SCRIPT', 'STYLE', 'NOSCRIPT'].includes(node.parentNode?.nodeName ?? '')) return true;
+  }
+  return document.querySelector(contentSelector) !== null;
 }
 
 /** Two frames' time, waited here for a page that runs no animation frame (`javascript=false`). */

@@ -1,4 +1,5 @@
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
+import { captureErrors } from '../core/errors/factories.js';
 
 /** What Playwright's own DevTools session on a page answers: its server-side `CRSession`. */
 interface PlaywrightPageSession {
@@ -37,8 +38,8 @@ type Listener = (payload: never) => void;
  * page, its shot) go through Playwright's session, reached through the in-process connection's
  * `toImpl` (Playwright's internals, pinned by the engine's version range and checked by
  * test/browser/page-cdp.test.ts); events, emulation, streams and anything else go through a
- * session of the engine's own, attached on first use. Without that bridge (a remote browser) every
- * command goes through the engine's own.
+ * session of the engine's own, attached on first use, and so does every command after it. Without
+ * that bridge (a remote browser) every command goes through the engine's own.
  */
 export class PageCdp {
   private own: Promise<CDPSession> | undefined;
@@ -65,8 +66,13 @@ export class PageCdp {
     return this.own !== undefined;
   }
 
+  /**
+   * Once the engine's own session is attached, everything goes through it: what was set there
+   * (emulation above all, which is per session: a shot through Playwright's session would not be
+   * drawn at the scale emulated on the engine's) holds for what follows.
+   */
   async send(method: string, params: Record<string, unknown> = {}): Promise<unknown> {
-    if (this.playwright && isStateless(method, params)) return this.playwright.send(method, params).catch(asClientError);
+    if (this.playwright && this.own === undefined && isStateless(method, params)) return this.playwright.send(method, params).catch(asClientError);
     const own = await this.session();
     return (own.send as (method: string, params?: object) => Promise<unknown>)(method, params);
   }
@@ -126,13 +132,14 @@ function playwrightSession(page: Page): PlaywrightPageSession | undefined {
 }
 
 /**
- * Playwright's server rejects a command on a closed or crashed page with a message-less error of
- * that type; its client says so in words, which the engine's error sorting reads (to-capture-error.ts).
+ * What the engine's error sorting (to-capture-error.ts) expects of a failed command, which
+ * Playwright's server says otherwise than its client: a command on a page whose renderer crashed
+ * fails as the crash itself (the server knows before the page's `crash` event has crossed to the
+ * client, which is how a capture hears of it otherwise), one on a closed page in the client's words.
  */
 function asClientError(error: unknown): never {
   const type = (error as { type?: string } | undefined)?.type;
-  if (error instanceof Error && error.message === '' && (type === 'closed' || type === 'crashed')) {
-    throw new Error(type === 'crashed' ? 'Page crashed' : 'Target page, context or browser has been closed');
-  }
+  if (type === 'crashed') throw captureErrors.rendererCrashed(error);
+  if (error instanceof Error && error.message === '' && type === 'closed') throw new Error('Target page, context or browser has been closed');
   throw error;
 }

@@ -50,7 +50,7 @@ export async function runCapture({ id, params, document, attachments, deadline, 
   const cleanups: (() => unknown)[] = [];
   // A crashed renderer leaves pending calls hanging until the deadline; end this capture at once.
   const crashed = new AbortController();
-  const onCrash = (): void => crashed.abort(captureErrors.captureFailed('renderer_crashed', 'The page crashed the browser tab'));
+  const onCrash = (): void => crashed.abort(captureErrors.rendererCrashed());
   lease.page.once('crash', onCrash);
   cleanups.push(() => lease.page.off('crash', onCrash));
   const signal = AbortSignal.any([deadline.signal, crashed.signal]);

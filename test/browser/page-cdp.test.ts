@@ -43,6 +43,22 @@ describe('PageCdp', () => {
     }
   });
 
+  it("after an emulation on its own session, shoots there too: a shot through Playwright's would ignore the scale", async () => {
+    const context = await browser.newContext({ viewport: { width: 200, height: 100 } });
+    try {
+      const page = await context.newPage();
+      await page.setContent('<body style="margin:0;background:#0000ff"></body>');
+      const cdp = PageCdp.open(context, page);
+      await cdp.send('Emulation.setDeviceMetricsOverride', { width: 200, height: 100, deviceScaleFactor: 2, mobile: false });
+      const { data } = await cdp.send('Page.captureScreenshot', { format: 'png' });
+      const png = Buffer.from(data, 'base64');
+      // The IHDR chunk's width and height, big-endian at bytes 16 and 20.
+      expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([400, 200]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('hears events on a session of its own, where the commands they answer went', async () => {
     const context = await browser.newContext();
     try {

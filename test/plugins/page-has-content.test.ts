@@ -14,8 +14,8 @@ beforeAll(async () => {
 });
 afterAll(async () => browser?.close());
 
-async function hasContent(html: string, script?: string): Promise<boolean> {
-  const context = await browser.newContext();
+async function hasContent(html: string, script?: string, javaScriptEnabled = true): Promise<boolean> {
+  const context = await browser.newContext({ javaScriptEnabled });
   try {
     const page = await context.newPage();
     await page.setContent(html);
@@ -35,6 +35,11 @@ describe('pageHasContent', () => {
     ['text only in a script, a style and a noscript', '<body><script>var x = "words"</script><style>p { color: red }</style><noscript>words</noscript></body>', false],
   ])('%s: %s', async (_name, html, expected) => {
     expect(await hasContent(html)).toBe(expected);
+  });
+
+  it('reads a page that runs no script (javascript=false), which can call no filter function back', async () => {
+    expect(await hasContent('<body><p>Hello</p></body>', undefined, false)).toBe(true);
+    expect(await hasContent('<body> <style>p {}</style> </body>', undefined, false)).toBe(false);
   });
 
   it('a document without a body has none', async () => {

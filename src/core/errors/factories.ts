@@ -30,6 +30,9 @@ export const captureErrors = {
   /** The page or a step of the capture failed; `reason` is a short machine-readable word. */
   captureFailed: (reason: string, message: string, cause?: unknown) => new CaptureError('CAPTURE_FAILED', message, { details: { reason }, cause }),
 
+  /** The page's renderer crashed (out of memory, killed by the watchdog, a Chromium bug): its capture fails at once. */
+  rendererCrashed: (cause?: unknown) => captureErrors.captureFailed('renderer_crashed', 'The page crashed the browser tab', cause),
+
   /** A failure rule the caller set (`fail_on_*`, `fail_if_*`) matched the page; `items` are what matched. */
   captureRejected: (reason: string, message: string, items: unknown[]) => new CaptureError('CAPTURE_REJECTED', message, { details: { reason, items } }),
 
