@@ -9,7 +9,7 @@ import { number, range, tableAfter } from './read-tables.js';
 
 const OUT = new URL('../results/charts/', import.meta.url);
 /** The binaries suite's full run after the omnibox switch and the warm contexts at rest (issue 49). */
-const BINARIES_RUN = '## 2026-11-27 16:45 UTC';
+const BINARIES_RUN = '## 2026-11-27 18:08 UTC';
 const BINARY = { shell: 'headless shell', full: 'full Chromium' };
 const CONTENDER = { service: 'capture-engine service', loop: 'bare Playwright loop' };
 const plain = (markdown) => markdown.replaceAll('`', '');
