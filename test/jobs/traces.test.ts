@@ -67,7 +67,13 @@ describe.skipIf(!isBuilt())('traces', () => {
 
     const expected = ['POST capture', 'job.wait', 'capture', 'capture.queue', 'capture.navigate', 'capture.settle', 'capture.capture', 'capture.encode', 'capture.store', 'webhook.deliver'];
     const ofTrace = (): ExportedSpan[] => exportedSpans().filter((span) => span.traceId === traceId);
-    await until(() => expected.every((name) => ofTrace().some((span) => span.name === name)), 'every span exported', 15_000);
+    // Spans are exported in batches as they end: BullMQ's span of the job's run, job.wait's parent,
+    // ends after the webhook's and can come in a later batch. Waited for too: a tree whole.
+    const whole = (spans: ExportedSpan[]): boolean => {
+      const ids = new Set(spans.map((span) => span.spanId));
+      return spans.every((span) => span.parentSpanId === callerSpan || ids.has(span.parentSpanId ?? ''));
+    };
+    await until(() => expected.every((name) => ofTrace().some((span) => span.name === name)) && whole(ofTrace()), 'every span exported, and the parent of each', 15_000);
     const spans = ofTrace();
 
     // Two processes: the request on the service, the capture and the webhook on the worker.
