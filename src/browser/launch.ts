@@ -68,8 +68,10 @@ async function launchLocal(options: LaunchOptions): Promise<LaunchedBrowser> {
       // Playwright's own scratch folder (downloads, traces), inside the profile so that it goes with
       // it, also when a killed process leaves both behind for the next start to remove.
       ...({ artifactsDir: path.join(profile, ARTIFACTS_DIR) } as object),
-      // Chromium keeps caches in its home: the profile is the one place its user may write.
-      ...(runAs ? { env: { ...process.env, HOME: profile } } : {}),
+      // Chromium keeps caches in its home: the profile is the one place its user may write. Its audio
+      // client (PulseAudio, for a page playing sound) makes a runtime folder, in /tmp without
+      // XDG_RUNTIME_DIR and never removed: in the profile it goes with it.
+      env: { ...process.env, XDG_RUNTIME_DIR: profile, ...(runAs ? { HOME: profile } : {}) },
       headless: true,
       handleSIGINT: false,
       handleSIGTERM: false,

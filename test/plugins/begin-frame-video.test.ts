@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -279,6 +279,9 @@ describe('begin-frame video', () => {
     ];
     // Once the videos can play through: they load on the wall clock, before the video starts.
     const loaded = "[...document.querySelectorAll('video')].every((video) => video.readyState === 4)";
+    // A page playing sound starts Chromium's audio client, which makes a runtime folder: in the profile, gone with it.
+    const audioFolders = (): string[] => readdirSync(tmpdir()).filter((name) => name.startsWith('pulse-'));
+    const foldersBefore = audioFolders();
     await engineVideo({ url: '/videos', scenario: 'record', wait_for_function: loaded, actions }, async (file, result) => {
       // The one that cannot be seeked is left to play as it does, and the capture says so.
       expect(result.incomplete).toEqual(['video_clock']);
@@ -304,6 +307,7 @@ describe('begin-frame video', () => {
       expect(looped!.slice(moving, seeked).some((frame, k, shown) => frame < shown[k - 1]!)).toBe(true);
       expect(off(looped!.slice(seeked), (k) => k)).toEqual([]);
     });
+    expect(audioFolders().filter((name) => !foldersBefore.includes(name))).toEqual([]);
   });
 
   it('leaves the page\'s videos to play as they do once their seeks have spent their time, and says so once', async () => {
