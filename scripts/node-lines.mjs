@@ -10,7 +10,7 @@
 // start is on that line too): the `unit` project, then the `smoke` project (vitest.config.ts: a
 // PNG, a PDF and an mp4 from the built service, a capture served on each adapter, and the code
 // cache, which takes another path from Node 22.1 on). It prints each line's wall time and each smoke
-// test's, goes on to the next line when one fails, and exits 1 if any did.
+// test's, goes on to the next line when one fails, prints what failed last, and exits 1 if any did.
 // A line's binary: .node-lines/<major>/node_modules/.bin/node (for benchmarks' --node, say).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -24,6 +24,9 @@ const NODE_LINES = [22, 24, 26];
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const LINES_DIR = path.join(ROOT, '.node-lines');
 const VITEST = path.join(ROOT, 'node_modules/vitest/vitest.mjs');
+
+/** Lines of each failure's message printed at the end: its assertion and where it failed. */
+const FAILURE_LINES = 12;
 
 const binDir = (major) => path.join(LINES_DIR, String(major), 'node_modules/.bin');
 const binary = (major) => path.join(binDir(major), 'node');
@@ -63,7 +66,7 @@ function runProject(major, project, scratch) {
   let tests = [];
   try {
     const json = JSON.parse(readFileSync(report, 'utf8'));
-    tests = json.testResults.flatMap((file) => file.assertionResults.map((test) => ({ name: test.fullName, ms: test.duration, status: test.status })));
+    tests = json.testResults.flatMap((file) => file.assertionResults.map((test) => ({ name: test.fullName, ms: test.duration, status: test.status, failure: test.failureMessages?.join('\n') })));
   } catch {
     // No report: vitest did not get as far as running the project; its status says it failed.
   }
@@ -103,6 +106,9 @@ function test() {
   };
   console.log('\nnode-lines: the smoke set, ms per test (served by express, fastify and koa: each includes its service\'s start)\n');
   console.log(markdownTable(['test', ...results.map((r) => r.version)], names.map((name) => [name, ...results.map((r) => cell(r.smoke.tests, name))])));
+  // Last, so that the tail of a long log (all CI shows of it) says why a line failed.
+  const failed = results.flatMap(({ version, unit, smoke }) => [...unit.tests, ...smoke.tests].filter((t) => t.failure).map((t) => ({ version, ...t })));
+  for (const { version, name, failure } of failed) console.log(`\nnode-lines: failed on ${version}: ${name}\n${failure.split('\n').slice(0, FAILURE_LINES).join('\n')}`);
   if (results.some(({ unit, smoke }) => !unit.ok || !smoke.ok)) process.exit(1);
 }
 

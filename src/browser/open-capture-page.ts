@@ -38,14 +38,17 @@ export interface CapturePage {
   cdp: CDPSession;
 }
 
-/** A fresh, hardened context with its page and a CDP session on it, ready for one capture. */
-export async function openCapturePage(newContext: (options: BrowserContextOptions) => Promise<BrowserContext>, options: BrowserContextOptions): Promise<CapturePage> {
+/**
+ * A fresh, hardened context with its page and a CDP session on it, ready for one capture.
+ * `ownSession`: the session is the engine's own, attached before this returns (see `PageCdp.openAttached`).
+ */
+export async function openCapturePage(newContext: (options: BrowserContextOptions) => Promise<BrowserContext>, options: BrowserContextOptions, ownSession = false): Promise<CapturePage> {
   const context = await newContext({ ...BASE_CONTEXT_OPTIONS, ...options });
   try {
     await context.addInitScript(INIT_SCRIPT + RECORD_CHANGES_SCRIPT + HOLD_RESIZE_SCRIPT);
     const page = await context.newPage();
     page.on('request', ignore).on('response', ignore).on('requestfinished', ignore).on('requestfailed', ignore);
-    const cdp = PageCdp.open(context, page);
+    const cdp = ownSession ? await PageCdp.openAttached(context, page) : PageCdp.open(context, page);
     return { context, page, cdp };
   } catch (error) {
     await context.close().catch(() => undefined);

@@ -43,7 +43,7 @@ export class SlotLifecycle {
     const prepared = (await this.options.prepareContext?.(proxy)) ?? { options: {}, dispose: async () => undefined };
     generation.open++;
     try {
-      const page = await openCapturePage((options) => generation.browser.newContext(options), { ...prepared.options, ...(generation.userAgent === undefined ? {} : { userAgent: generation.userAgent }), ...(viewport ? { viewport } : {}) });
+      const page = await openCapturePage((options) => generation.browser.newContext(options), { ...prepared.options, ...(generation.userAgent === undefined ? {} : { userAgent: generation.userAgent }), ...(viewport ? { viewport } : {}) }, this.options.beginFrameControl);
       const origins = new Set<string>();
       if (this.options.trackOrigins) page.context.on('request', (request) => origins.add(new URL(request.url()).origin));
       const beginFrames = this.options.beginFrameControl ? pumpBeginFrames(page.cdp) : undefined;

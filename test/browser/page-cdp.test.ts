@@ -74,6 +74,19 @@ describe('PageCdp', () => {
     }
   });
 
+  it('attaches its own session before it returns when asked to, and sends everything through it', async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      const state = asPageCdp(await PageCdp.openAttached(context, page));
+      expect([state.attached, state.sharesPlaywrightSession]).toEqual([true, false]);
+      const { result } = await (state as unknown as CDPSession).send('Runtime.evaluate', { expression: '6 * 7', returnByValue: true });
+      expect(result.value).toBe(42);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('says a closed page is closed, in the words the engine sorts errors by', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();

@@ -9,6 +9,7 @@ import { chromium, type Browser, type CDPSession } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium, chromiumArgs } from '../../src/browser/chromium-path.js';
 import { BEGIN_FRAME_SWITCHES, pumpBeginFrames } from '../../src/browser/begin-frame-control.js';
+import type { PageCdp } from '../../src/browser/page-cdp.js';
 import { beginFrameFrames, type BeginFrameVideoOptions } from '../../plugins/shared/begin-frame-video.js';
 import { ffmpegArgs } from '../../plugins/encode-video/ffmpeg-args.js';
 import { findFfmpeg } from '../../plugins/encode-video/find-ffmpeg.js';
@@ -230,7 +231,11 @@ describe('begin-frame video', () => {
     const before = engine.stats;
     let during: typeof before | undefined;
     const onProgress = ({ phase }: { phase: string }): void => void (phase === 'capture' && (during = engine.stats));
+    // Its page's session is the engine's own, attached before the page navigates (PageCdp.openAttached).
+    const sessions: { attached: boolean; shared: boolean }[] = [];
+    await engine.use({ name: 'session-probe', stages: [{ name: 'session-probe', phase: 'prepare', run: ({ cdp }) => void sessions.push({ attached: (cdp as unknown as PageCdp).attached, shared: (cdp as unknown as PageCdp).sharesPlaywrightSession }) }] });
     const result = await engine.capture({ url: server.url('/timers'), scenario: 'record', format: 'mp4', duration: 1, viewport_width: 640, viewport_height: 360 }, { onProgress });
+    expect(sessions[0]).toEqual({ attached: true, shared: false });
     try {
       const file = videoPath(result);
       expect(await probe(file)).toMatchObject({ frames: 30, width: 640, height: 360 });
